@@ -1,0 +1,61 @@
+# quiver's entry points. The README documents `make run` and `make test` as the two set-up
+# commands; both install what they need first.
+#
+#   make run          install deps, build (Release), start build/quiver serve
+#   make test         install deps, build, run the whole CTest suite, then again under
+#                     ASan+UBSan, then the store tests under TSan. Exit status is the truth.
+#   make build        Release build only (build/)
+#   make format-check clang-format --dry-run over src/ tests/ bench/
+#   make format       rewrite sources in place
+#   make bench        run the benchmarks in bench/ and print their tables
+
+SHELL := /bin/bash
+JOBS ?= $(shell nproc)
+CTEST_JOBS ?= 3
+CMAKE_COMMON := -G Ninja -DQUIVER_WERROR=ON
+SOURCES = $(shell git ls-files '*.cc' '*.h' 2>/dev/null || find src tests bench -name '*.cc' -o -name '*.h')
+
+.PHONY: deps build run test test-release test-asan test-tsan format format-check bench clean
+
+deps:
+	./scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B build $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build build -j $(JOBS)
+
+run: build
+	./build/quiver serve
+
+test: deps test-release test-asan test-tsan
+	@echo "make test: all suites passed (release, asan+ubsan, tsan store)"
+
+test-release: build
+	cd build && ctest --output-on-failure -j $(CTEST_JOBS) --timeout 900
+
+test-asan: deps
+	cmake -S . -B build-asan $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Debug \
+	  -DQUIVER_SANITIZE=address,undefined -DQUIVER_BUILD_BENCH=OFF >/dev/null
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(CTEST_JOBS) --timeout 1800
+
+test-tsan: deps
+	cmake -S . -B build-tsan $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DQUIVER_SANITIZE=thread -DQUIVER_ONLY_STORE=ON >/dev/null
+	cmake --build build-tsan -j $(JOBS)
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --output-on-failure -j $(CTEST_JOBS) --timeout 1800 -L store
+
+format:
+	clang-format -i $(SOURCES)
+
+format-check: deps
+	clang-format --dry-run --Werror $(SOURCES)
+
+bench: build
+	./bench/store/run.sh
+
+clean:
+	rm -rf build build-asan build-tsan

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that quiver's build, tests and benchmarks need.
+# Idempotent: when everything is already installed it only checks and exits; otherwise it runs
+# `apt-get update` first and installs what is missing. Later issues extend PACKAGES.
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  build-essential g++ cmake ninja-build ccache pkg-config git clang-format
+  # sanitizer runtimes (gcc's ASan/UBSan/TSan)
+  libasan8 libubsan1 libtsan2
+  # libraries
+  libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

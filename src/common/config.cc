@@ -1,0 +1,203 @@
+#include "common/config.h"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+#include <nlohmann/json.hpp>
+
+extern char** environ;
+
+namespace quiver {
+
+const std::vector<ConfigOption>& ConfigOptions() {
+  static const std::vector<ConfigOption>* options = new std::vector<ConfigOption>{
+      {"root", "--root", "QUIVER_ROOT", "./quiver-data",
+       "storage root: a path, file:///abs/path or memory://name"},
+      {"listen", "--listen", "QUIVER_LISTEN", "127.0.0.1:2333", "address to serve on, HOST:PORT"},
+      {"log_level", "--log-level", "QUIVER_LOG_LEVEL", "info", "debug, info, warn, error or off"},
+      {"log_format", "--log-format", "QUIVER_LOG_FORMAT", "text",
+       "text (readable) or json (JSON Lines)"},
+  };
+  return *options;
+}
+
+Result<std::pair<std::string, uint16_t>> ParseListenAddress(std::string_view listen) {
+  std::string_view host;
+  std::string_view port;
+  if (!listen.empty() && listen.front() == '[') {
+    size_t close = listen.find(']');
+    if (close == std::string_view::npos || close + 1 >= listen.size() || listen[close + 1] != ':') {
+      return Status::InvalidInput(fmt::format("listen address '{}' is not [IPV6]:PORT", listen));
+    }
+    host = listen.substr(1, close - 1);
+    port = listen.substr(close + 2);
+  } else {
+    size_t colon = listen.rfind(':');
+    if (colon == std::string_view::npos) {
+      return Status::InvalidInput(fmt::format("listen address '{}' is not HOST:PORT", listen));
+    }
+    host = listen.substr(0, colon);
+    port = listen.substr(colon + 1);
+    if (host.find(':') != std::string_view::npos) {
+      return Status::InvalidInput(fmt::format(
+          "listen address '{}': write an IPv6 host in brackets, as [::1]:2333", listen));
+    }
+  }
+  unsigned value = 0;
+  auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (host.empty() || port.empty() || ec != std::errc() || ptr != port.data() + port.size() ||
+      value > 65535) {
+    return Status::InvalidInput(
+        fmt::format("listen address '{}' needs a host and a port 0-65535", listen));
+  }
+  return std::make_pair(std::string(host), static_cast<uint16_t>(value));
+}
+
+Status SetConfigValue(Config& config, std::string_view key, std::string_view value,
+                      std::string_view source) {
+  auto bad = [&](const Status& s) {
+    return Status::InvalidInput(fmt::format("{} ({}): {}", key, source, s.message()));
+  };
+  if (key == "root") {
+    if (value.empty()) return Status::InvalidInput(fmt::format("root ({}) is empty", source));
+    config.root = std::string(value);
+  } else if (key == "listen") {
+    auto parsed = ParseListenAddress(value);
+    if (!parsed.ok()) return bad(parsed.status());
+    config.listen = std::string(value);
+  } else if (key == "log_level") {
+    auto parsed = ParseLogLevel(value);
+    if (!parsed.ok()) return bad(parsed.status());
+    config.log_level = *parsed;
+  } else if (key == "log_format") {
+    auto parsed = ParseLogFormat(value);
+    if (!parsed.ok()) return bad(parsed.status());
+    config.log_format = *parsed;
+  } else {
+    std::string known;
+    for (const ConfigOption& o : ConfigOptions()) {
+      known += known.empty() ? "" : ", ";
+      known += o.key;
+    }
+    return Status::InvalidInput(
+        fmt::format("unknown setting '{}' ({}); known settings: {}", key, source, known));
+  }
+  return Status::OK();
+}
+
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::InvalidInput(fmt::format("cannot open config file '{}'", path));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Status ApplyToml(Config& config, const std::string& path, const std::string& text) {
+  // toml++ reports parse errors by exception here; it never leaves this function.
+  toml::table table;
+  try {
+    table = toml::parse(text, path);
+  } catch (const toml::parse_error& err) {
+    return Status::InvalidInput(fmt::format("config file '{}' line {}: {}", path,
+                                            err.source().begin.line, err.description()));
+  }
+  for (const auto& [k, node] : table) {
+    std::string value;
+    if (auto s = node.value<std::string>()) {
+      value = *s;
+    } else if (auto i = node.value<int64_t>()) {
+      value = std::to_string(*i);
+    } else if (auto b = node.value<bool>()) {
+      value = *b ? "true" : "false";
+    } else {
+      return Status::InvalidInput(
+          fmt::format("config file '{}': setting '{}' must be a string, "
+                      "integer or boolean",
+                      path, k.str()));
+    }
+    QV_RETURN_IF_ERROR(SetConfigValue(config, k.str(), value, "file " + path));
+  }
+  return Status::OK();
+}
+
+Status ApplyJson(Config& config, const std::string& path, const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    return Status::InvalidInput(fmt::format("config file '{}' is not valid JSON", path));
+  }
+  if (!j.is_object()) {
+    return Status::InvalidInput(fmt::format("config file '{}' must hold a JSON object", path));
+  }
+  for (const auto& [k, v] : j.items()) {
+    std::string value;
+    if (v.is_string()) {
+      value = v.get<std::string>();
+    } else if (v.is_number_integer() || v.is_boolean()) {
+      value = v.dump();
+    } else {
+      return Status::InvalidInput(fmt::format(
+          "config file '{}': setting '{}' must be a string, integer or boolean", path, k));
+    }
+    QV_RETURN_IF_ERROR(SetConfigValue(config, k, value, "file " + path));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ApplyConfigFile(Config& config, const std::string& path) {
+  const bool toml = EndsWith(path, ".toml");
+  if (!toml && !EndsWith(path, ".json")) {
+    return Status::InvalidInput(fmt::format("config file '{}' must end in .toml or .json", path));
+  }
+  QV_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  return toml ? ApplyToml(config, path, text) : ApplyJson(config, path, text);
+}
+
+Status ApplyConfigEnv(Config& config, const std::map<std::string, std::string>& env) {
+  for (const ConfigOption& o : ConfigOptions()) {
+    auto it = env.find(std::string(o.env));
+    if (it == env.end()) continue;
+    QV_RETURN_IF_ERROR(SetConfigValue(config, o.key, it->second, "env " + std::string(o.env)));
+  }
+  return Status::OK();
+}
+
+Result<Config> LoadConfig(const ConfigSources& sources) {
+  Config config;
+  std::optional<std::string> file = sources.file;
+  if (!file) {
+    auto it = sources.env.find(std::string(kConfigFileEnv));
+    if (it != sources.env.end() && !it->second.empty()) file = it->second;
+  }
+  if (file) QV_RETURN_IF_ERROR(ApplyConfigFile(config, *file));
+  QV_RETURN_IF_ERROR(ApplyConfigEnv(config, sources.env));
+  for (const auto& [key, value] : sources.flags) {
+    QV_RETURN_IF_ERROR(SetConfigValue(config, key, value, "flag"));
+  }
+  return config;
+}
+
+std::map<std::string, std::string> QuiverEnvironment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view kv(*e);
+    if (kv.substr(0, 7) != "QUIVER_") continue;
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+  }
+  return env;
+}
+
+}  // namespace quiver

@@ -1,0 +1,68 @@
+// Config: quiver's process configuration, and the loader that layers its sources.
+//
+// Precedence (later wins): built-in defaults < config file (TOML or JSON, chosen by extension)
+// < environment (QUIVER_<KEY>) < command-line flags (--<key-with-dashes>). Every setting is
+// declared once in ConfigOptions(), which the CLI uses to generate its flags and help text, so a
+// setting cannot exist in one source and be missing from another.
+//
+// Thread-safety: Config is a plain value. The loader functions are pure apart from reading the
+// file they are given.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/logging.h"
+#include "common/result.h"
+
+namespace quiver {
+
+struct Config {
+  std::string root = "./quiver-data";  // storage root URI or path
+  std::string listen = "127.0.0.1:2333";
+  LogLevel log_level = LogLevel::kInfo;
+  LogFormat log_format = LogFormat::kText;
+};
+
+// One declared setting.
+struct ConfigOption {
+  std::string_view key;            // "log_level": the file key
+  std::string_view flag;           // "--log-level"
+  std::string_view env;            // "QUIVER_LOG_LEVEL"
+  std::string_view default_value;  // as text
+  std::string_view help;
+};
+
+const std::vector<ConfigOption>& ConfigOptions();
+
+// The environment variable naming a config file when --config is not given.
+inline constexpr std::string_view kConfigFileEnv = "QUIVER_CONFIG";
+
+struct ConfigSources {
+  std::optional<std::string> file;           // path of a .toml or .json file
+  std::map<std::string, std::string> env;    // QUIVER_* variables (others are ignored)
+  std::map<std::string, std::string> flags;  // key (file-key spelling) -> value
+};
+
+// Sets one setting by its file key. InvalidInput names the key, the bad value and `source`.
+Status SetConfigValue(Config& config, std::string_view key, std::string_view value,
+                      std::string_view source);
+// Applies a TOML (.toml) or JSON (.json) file; unknown keys are errors (typos must not be
+// silently ignored).
+Status ApplyConfigFile(Config& config, const std::string& path);
+// Applies every QUIVER_<KEY> variable that names a declared setting.
+Status ApplyConfigEnv(Config& config, const std::map<std::string, std::string>& env);
+// Defaults, then file, env and flags in that order.
+Result<Config> LoadConfig(const ConfigSources& sources);
+
+// The QUIVER_* variables of this process.
+std::map<std::string, std::string> QuiverEnvironment();
+
+// Splits "host:port" (IPv6 as "[::1]:2333"); InvalidInput unless the port is 0-65535.
+Result<std::pair<std::string, uint16_t>> ParseListenAddress(std::string_view listen);
+
+}  // namespace quiver

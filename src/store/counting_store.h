@@ -1,0 +1,57 @@
+// CountingStore: counts every request that passes through it, per operation kind (puts also
+// per mode), and how many of them failed. The counts are what "object-store requests per
+// operation" figures and metrics are made from.
+// Thread-safety: as the inner store; counters are atomic and Snapshot() may be taken any time.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "store/object_store.h"
+
+namespace quiver {
+
+struct StoreCounts {
+  std::array<uint64_t, kNumStoreOps> calls{};   // indexed by StoreOp
+  std::array<uint64_t, kNumStoreOps> errors{};  // calls that returned non-OK
+  std::array<uint64_t, 3> puts_by_mode{};       // indexed by PutMode
+
+  uint64_t Calls(StoreOp op) const { return calls[static_cast<int>(op)]; }
+  uint64_t Errors(StoreOp op) const { return errors[static_cast<int>(op)]; }
+  uint64_t Puts(PutMode mode) const { return puts_by_mode[static_cast<int>(mode)]; }
+  uint64_t TotalCalls() const;
+  // The difference `*this - before` (for "requests made by this operation").
+  StoreCounts Since(const StoreCounts& before) const;
+  // "get=3 head=0 put=2(overwrite=1 create_only=1 if_match=0) ..."
+  std::string ToString() const;
+};
+
+class CountingStore final : public ObjectStore {
+ public:
+  explicit CountingStore(std::shared_ptr<ObjectStore> inner) : inner_(std::move(inner)) {}
+
+  StoreCounts Snapshot() const;
+  void Reset();
+
+  Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
+  Result<ObjectMeta> Head(std::string_view key) override;
+  Result<ObjectMeta> Put(std::string_view key, std::string_view data,
+                         const PutOptions& options = {}) override;
+  Status Delete(std::string_view key) override;
+  Result<ListPage> List(const ListOptions& options) override;
+  Status Copy(std::string_view src, std::string_view dst) override;
+  Result<SweepReport> Sweep(Duration min_age) override;
+  std::string Describe() const override;
+
+ private:
+  void Count(StoreOp op, const Status& status);
+
+  std::shared_ptr<ObjectStore> inner_;
+  std::array<std::atomic<uint64_t>, kNumStoreOps> calls_{};
+  std::array<std::atomic<uint64_t>, kNumStoreOps> errors_{};
+  std::array<std::atomic<uint64_t>, 3> puts_by_mode_{};
+};
+
+}  // namespace quiver

@@ -1,0 +1,83 @@
+// FaultInjectingStore: a decorator that makes chosen calls fail, wait, or "crash" so that the
+// layers above can be tested against every storage failure without real broken disks.
+//
+//   FailNth(kPut, 3, Status::IOError("disk full"))   the 3rd put from now fails, untouched inner
+//   FailAlways(kGet, ...)                            every get fails until Clear()
+//   PauseNth(kPut, 1, &gate)                         the next put waits at `gate` until opened
+//   CrashNthPutBeforePublish(2)                      the 2nd put writes its bytes, then stops
+//                                                    before publishing them (as if the process
+//                                                    died after write, before rename/link)
+//
+// Calls are counted per operation kind from the moment a rule is armed. A fired Nth rule is
+// spent; an Always rule stays until Clear(). The crash rule needs the SyncPoints registry of the
+// inner backend (the point store_points::kPutBeforePublish); the store it leaves behind is what a
+// crash leaves: the old object intact, a temp file that Sweep removes.
+// Thread-safety: as the inner store; rules may be armed from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "common/sync_point.h"
+#include "store/object_store.h"
+
+namespace quiver {
+
+class FaultInjectingStore final : public ObjectStore {
+ public:
+  explicit FaultInjectingStore(std::shared_ptr<ObjectStore> inner,
+                               SyncPoints* inner_points = nullptr);
+  ~FaultInjectingStore() override;
+
+  void FailNth(StoreOp op, uint64_t n, Status status);
+  void FailAlways(StoreOp op, Status status);
+  void PauseNth(StoreOp op, uint64_t n, Gate* gate);
+  // InvalidInput when the store was made without the inner backend's SyncPoints.
+  Status CrashNthPutBeforePublish(uint64_t n);
+  void Clear();
+  // How many faults have fired so far.
+  uint64_t fired() const;
+
+  Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
+  Result<ObjectMeta> Head(std::string_view key) override;
+  Result<ObjectMeta> Put(std::string_view key, std::string_view data,
+                         const PutOptions& options = {}) override;
+  Status Delete(std::string_view key) override;
+  Result<ListPage> List(const ListOptions& options) override;
+  Status Copy(std::string_view src, std::string_view dst) override;
+  Result<SweepReport> Sweep(Duration min_age) override;
+  std::string Describe() const override;
+
+ private:
+  enum class Kind { kFail, kPause, kCrash };
+  struct Rule {
+    StoreOp op;
+    uint64_t n;  // 0 = always
+    Kind kind;
+    Status status;
+    Gate* gate = nullptr;
+    uint64_t seen = 0;
+    bool spent = false;
+  };
+  struct Action {
+    Kind kind = Kind::kFail;
+    Status status;
+    Gate* gate = nullptr;
+    bool fire = false;
+  };
+
+  void Arm(Rule rule);
+  // Decides what happens to this call: fail now (returns the status), wait at a gate (done here),
+  // or crash (sets *crash). OK = forward normally.
+  Status Before(StoreOp op, bool* crash = nullptr);
+
+  std::shared_ptr<ObjectStore> inner_;
+  SyncPoints* inner_points_;
+  mutable std::mutex mu_;
+  std::vector<Rule> rules_;
+  uint64_t fired_ = 0;
+};
+
+}  // namespace quiver

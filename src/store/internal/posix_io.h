@@ -1,0 +1,56 @@
+// POSIX file helpers for the local backend: an owning fd, whole-buffer write/read loops that
+// retry EINTR and short transfers, directory fsync, and mkdir -p that makes new directories
+// durable. Internal to store/.
+// Thread-safety: functions are reentrant; a UniqueFd is owned by one thread at a time.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+
+namespace quiver::store_internal {
+
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd() { reset(); }
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  void reset();
+
+ private:
+  int fd_ = -1;
+};
+
+Status WriteAll(int fd, std::string_view data, std::string_view what);
+// Reads [begin, end) with pread; Corruption if the file is shorter than `end`.
+Result<std::string> ReadRange(int fd, uint64_t begin, uint64_t end, std::string_view what);
+// fsync() of a directory, so that entries created/renamed in it survive a crash.
+Status FsyncDir(const std::string& dir);
+// Creates `dir` and missing parents (mode 0755) up to, not including, `stop_at` (which must
+// exist). Each newly created directory's parent is fsynced. Existing directories are fine.
+Status MkdirAll(const std::string& dir, const std::string& stop_at);
+
+// Nanoseconds since the epoch of a stat's mtime.
+inline int64_t MtimeNanos(const struct stat& st) {
+  return int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
+std::string ParentDir(const std::string& path);
+
+}  // namespace quiver::store_internal

@@ -1,0 +1,417 @@
+#include "store/local_store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/ids.h"
+#include "store/internal/posix_io.h"
+#include "store/key.h"
+
+namespace quiver {
+
+using store_internal::FsyncDir;
+using store_internal::MkdirAll;
+using store_internal::MtimeNanos;
+using store_internal::ParentDir;
+using store_internal::UniqueFd;
+
+namespace {
+
+constexpr uint64_t kLockStripes = 4096;
+
+uint64_t Fnv1a64(std::string_view s) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string EtagOf(const struct stat& st) {
+  return fmt::format("{:x}-{:x}-{:x}", static_cast<uint64_t>(st.st_ino),
+                     static_cast<uint64_t>(MtimeNanos(st)), static_cast<uint64_t>(st.st_size));
+}
+
+ObjectMeta MetaOf(std::string key, const struct stat& st) {
+  return ObjectMeta{std::move(key), static_cast<uint64_t>(st.st_size), EtagOf(st), MtimeNanos(st)};
+}
+
+Status SetMtime(int fd, int64_t stamp_nanos, std::string_view what) {
+  timespec times[2];
+  times[0].tv_sec = stamp_nanos / 1'000'000'000;
+  times[0].tv_nsec = stamp_nanos % 1'000'000'000;
+  times[1] = times[0];
+  if (::futimens(fd, times) != 0) return StatusFromErrno(errno, fmt::format("stamping {}", what));
+  return Status::OK();
+}
+
+Status NotAnObjectPrefix(std::string_view key) {
+  return Status::InvalidInput(fmt::format(
+      "'{}' is a prefix of other keys, so it cannot also be an object on the local backend", key));
+}
+
+}  // namespace
+
+// Holds the flock of a key's lock stripe; released when destroyed (close drops the lock).
+class LocalObjectStore::KeyLock {
+ public:
+  explicit KeyLock(UniqueFd fd) : fd_(std::move(fd)) {}
+
+ private:
+  UniqueFd fd_;
+};
+
+LocalObjectStore::LocalObjectStore(std::string root, LocalStoreOptions options)
+    : root_(std::move(root)),
+      tmp_dir_(root_ + "/" + std::string(kReservedSegment) + "/tmp"),
+      lock_dir_(root_ + "/" + std::string(kReservedSegment) + "/locks"),
+      options_(options) {
+  if (options_.clock == nullptr) options_.clock = Clock::Real();
+}
+
+Result<std::shared_ptr<LocalObjectStore>> LocalObjectStore::Open(const std::string& root,
+                                                                 LocalStoreOptions options) {
+  if (root.empty()) return Status::InvalidInput("local store root is empty");
+  if (root.find('\0') != std::string::npos) {
+    return Status::InvalidInput("local store root contains a NUL byte");
+  }
+  std::string abs = root;
+  if (abs.front() != '/') {
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof(cwd)) == nullptr) {
+      return StatusFromErrno(errno, "reading the working directory");
+    }
+    abs = std::string(cwd) + "/" + abs;
+  }
+  while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+  struct stat st;
+  if (::stat(abs.c_str(), &st) != 0) {
+    if (errno != ENOENT) return StatusFromErrno(errno, fmt::format("opening store root {}", abs));
+    if (!options.create_if_missing) {
+      return Status::InvalidInput(fmt::format("store root {} does not exist", abs));
+    }
+    QV_RETURN_IF_ERROR(MkdirAll(abs, ""));
+  } else if (!S_ISDIR(st.st_mode)) {
+    return Status::InvalidInput(fmt::format("store root {} is not a directory", abs));
+  }
+  char resolved[PATH_MAX];
+  if (::realpath(abs.c_str(), resolved) == nullptr) {
+    return StatusFromErrno(errno, fmt::format("resolving store root {}", abs));
+  }
+  std::shared_ptr<LocalObjectStore> store(new LocalObjectStore(resolved, options));
+  QV_RETURN_IF_ERROR(MkdirAll(store->tmp_dir_, store->root_));
+  QV_RETURN_IF_ERROR(MkdirAll(store->lock_dir_, store->root_));
+  return store;
+}
+
+std::string LocalObjectStore::PathOf(std::string_view key) const {
+  std::string path;
+  path.reserve(root_.size() + 1 + key.size());
+  path += root_;
+  path += '/';
+  path += key;
+  return path;
+}
+
+Result<LocalObjectStore::KeyLock> LocalObjectStore::LockKey(std::string_view key) {
+  std::string path = fmt::format("{}/{:03x}", lock_dir_, Fnv1a64(key) % kLockStripes);
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.valid()) return StatusFromErrno(errno, fmt::format("opening lock file {}", path));
+  while (::flock(fd.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) return StatusFromErrno(errno, fmt::format("locking {}", path));
+  }
+  return KeyLock(std::move(fd));
+}
+
+int64_t LocalObjectStore::NextStamp(int64_t at_least) {
+  int64_t want = std::max(options_.clock->NowNanos(), at_least);
+  int64_t last = last_stamp_.load();
+  while (true) {
+    int64_t stamp = std::max(want, last + 1);
+    if (last_stamp_.compare_exchange_weak(last, stamp)) return stamp;
+  }
+}
+
+Result<GetResult> LocalObjectStore::Get(std::string_view key, std::optional<ByteRange> range) {
+  QV_RETURN_IF_ERROR(ValidateKey(key));
+  std::string path = PathOf(key);
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT || errno == ENOTDIR) {
+      return Status::NotFound(fmt::format("object '{}' not found", key));
+    }
+    return StatusFromErrno(errno, fmt::format("opening {}", path));
+  }
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return StatusFromErrno(errno, fmt::format("stat {}", path));
+  if (!S_ISREG(st.st_mode)) return Status::NotFound(fmt::format("object '{}' not found", key));
+  QV_ASSIGN_OR_RETURN(auto span, ResolveRange(range, static_cast<uint64_t>(st.st_size)));
+  QV_ASSIGN_OR_RETURN(std::string data,
+                      store_internal::ReadRange(fd.get(), span.first, span.second, path));
+  return GetResult{std::move(data), MetaOf(std::string(key), st)};
+}
+
+Result<ObjectMeta> LocalObjectStore::Head(std::string_view key) {
+  QV_RETURN_IF_ERROR(ValidateKey(key));
+  std::string path = PathOf(key);
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) {
+      return Status::NotFound(fmt::format("object '{}' not found", key));
+    }
+    return StatusFromErrno(errno, fmt::format("stat {}", path));
+  }
+  if (!S_ISREG(st.st_mode)) return Status::NotFound(fmt::format("object '{}' not found", key));
+  return MetaOf(std::string(key), st);
+}
+
+Result<ObjectMeta> LocalObjectStore::Put(std::string_view key, std::string_view data,
+                                         const PutOptions& options) {
+  QV_RETURN_IF_ERROR(ValidateKey(key));
+  QV_RETURN_IF_ERROR(ValidatePutOptions(options));
+  SyncPoints* sp = options_.sync_points;
+  const std::string final_path = PathOf(key);
+  const std::string parent = ParentDir(final_path);
+  const std::string tmp_path = tmp_dir_ + "/" + RandomHex(12);
+
+  // Step 1: the bytes, durable in a temp file. Errors clean the temp file up; a sync point that
+  // stops the put (a simulated crash) leaves it, exactly as a real crash would.
+  UniqueFd fd(::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!fd.valid()) return StatusFromErrno(errno, fmt::format("creating temp file {}", tmp_path));
+  auto fail = [&tmp_path](Status s) {
+    ::unlink(tmp_path.c_str());
+    return s;
+  };
+  if (Status s = store_internal::WriteAll(fd.get(), data, tmp_path); !s.ok()) return fail(s);
+  QV_SYNC_POINT(sp, store_points::kPutTempWritten);
+  int64_t stamp = NextStamp(0);
+  if (Status s = SetMtime(fd.get(), stamp, tmp_path); !s.ok()) return fail(s);
+  if (::fsync(fd.get()) != 0) return fail(StatusFromErrno(errno, "fsync of " + tmp_path));
+  QV_SYNC_POINT(sp, store_points::kPutTempSynced);
+  if (Status s = MkdirAll(parent, root_); !s.ok()) return fail(s);
+
+  // Step 2: publish.
+  if (options.mode == PutMode::kCreateOnly) {
+    QV_SYNC_POINT(sp, store_points::kPutBeforePublish);
+    if (::link(tmp_path.c_str(), final_path.c_str()) != 0) {
+      int err = errno;
+      struct stat existing;
+      if (err == EEXIST && ::lstat(final_path.c_str(), &existing) == 0 &&
+          S_ISDIR(existing.st_mode)) {
+        return fail(NotAnObjectPrefix(key));
+      }
+      if (err == EEXIST)
+        return fail(Status::AlreadyExists(fmt::format("object '{}' already exists", key)));
+      return fail(StatusFromErrno(err, fmt::format("linking {}", final_path)));
+    }
+    QV_SYNC_POINT(sp, store_points::kPutAfterPublish);
+    ::unlink(tmp_path.c_str());
+  } else {
+    auto lock = LockKey(key);
+    if (!lock.ok()) return fail(lock.status());
+    struct stat current;
+    bool exists = ::stat(final_path.c_str(), &current) == 0;
+    if (!exists && errno != ENOENT) return fail(StatusFromErrno(errno, "stat " + final_path));
+    if (exists && !S_ISREG(current.st_mode)) return fail(NotAnObjectPrefix(key));
+    if (options.mode == PutMode::kIfMatch) {
+      if (!exists) {
+        return fail(Status::Conflict(
+            fmt::format("object '{}' does not exist (expected etag {})", key, options.if_match)));
+      }
+      std::string etag = EtagOf(current);
+      if (etag != options.if_match) {
+        return fail(Status::Conflict(fmt::format("object '{}' changed: etag is {}, expected {}",
+                                                 key, etag, options.if_match)));
+      }
+    }
+    // The new etag must differ from every earlier one of this key: make its mtime newer than
+    // the object it replaces (rarely needed; clocks are fine-grained).
+    if (exists && MtimeNanos(current) >= stamp) {
+      stamp = NextStamp(MtimeNanos(current) + 1);
+      if (Status s = SetMtime(fd.get(), stamp, tmp_path); !s.ok()) return fail(s);
+      if (::fsync(fd.get()) != 0) return fail(StatusFromErrno(errno, "fsync of " + tmp_path));
+    }
+    QV_SYNC_POINT(sp, store_points::kPutBeforePublish);
+    if (::rename(tmp_path.c_str(), final_path.c_str()) != 0) {
+      if (errno == EISDIR) return fail(NotAnObjectPrefix(key));
+      return fail(StatusFromErrno(errno, fmt::format("renaming into {}", final_path)));
+    }
+    QV_SYNC_POINT(sp, store_points::kPutAfterPublish);
+  }
+
+  // Step 3: the directory entry, durable.
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) return StatusFromErrno(errno, "stat of " + final_path);
+  fd.reset();
+  QV_RETURN_IF_ERROR(FsyncDir(parent));
+  QV_SYNC_POINT(sp, store_points::kPutDone);
+  return MetaOf(std::string(key), st);
+}
+
+Status LocalObjectStore::Delete(std::string_view key) {
+  QV_RETURN_IF_ERROR(ValidateKey(key));
+  std::string path = PathOf(key);
+  QV_ASSIGN_OR_RETURN(KeyLock lock, LockKey(key));
+  if (::unlink(path.c_str()) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR || errno == EISDIR) return Status::OK();
+    return StatusFromErrno(errno, fmt::format("deleting {}", path));
+  }
+  return FsyncDir(ParentDir(path));
+}
+
+namespace {
+
+// Depth-first walk that yields keys in byte-wise order: entries of a directory are sorted with
+// directories as "name/", which is exactly how their keys compare.
+class ListWalker {
+ public:
+  ListWalker(const std::string& root, const ListOptions& options)
+      : root_(root), options_(options), want_(options.limit + 1) {}
+
+  Status Walk(const std::string& rel_dir, std::string_view name_prefix) {
+    std::string dir_path = rel_dir.empty() ? root_ : root_ + "/" + rel_dir;
+    DIR* dir = ::opendir(dir_path.c_str());
+    if (dir == nullptr) {
+      if (errno == ENOENT || errno == ENOTDIR) return Status::OK();
+      return StatusFromErrno(errno, fmt::format("listing {}", dir_path));
+    }
+    struct Entry {
+      std::string sort_name;  // "name" or "name/"
+      bool is_dir;
+    };
+    std::vector<Entry> entries;
+    int dfd = ::dirfd(dir);
+    errno = 0;
+    while (dirent* e = ::readdir(dir)) {
+      std::string_view name(e->d_name);
+      if (name == "." || name == "..") continue;
+      if (rel_dir.empty() && name == kReservedSegment) continue;
+      if (name.substr(0, name_prefix.size()) != name_prefix) continue;
+      unsigned char type = e->d_type;
+      if (type == DT_UNKNOWN) {
+        struct stat st;
+        if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+      }
+      if (type == DT_DIR) {
+        entries.push_back({std::string(name) + "/", true});
+      } else if (type == DT_REG) {
+        entries.push_back({std::string(name), false});
+      }
+    }
+    int read_errno = errno;
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry& a, const Entry& b) { return a.sort_name < b.sort_name; });
+    Status status;
+    if (read_errno != 0) status = StatusFromErrno(read_errno, "reading directory " + dir_path);
+    for (const Entry& entry : entries) {
+      if (!status.ok() || out_.size() >= want_) break;
+      std::string full = rel_dir + entry.sort_name;
+      const std::string& after = options_.start_after;
+      if (entry.is_dir) {
+        // Every key below `full` starts with it; if start_after is past them all, skip the tree.
+        if (after > full && after.compare(0, full.size(), full) != 0) continue;
+        status = Walk(full, "");
+        continue;
+      }
+      if (full <= after) continue;
+      struct stat st;
+      if (::fstatat(dfd, entry.sort_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT) continue;  // deleted while we listed
+        status = StatusFromErrno(errno, "stat " + dir_path + "/" + entry.sort_name);
+        break;
+      }
+      out_.push_back(MetaOf(std::move(full), st));
+    }
+    ::closedir(dir);
+    return status;
+  }
+
+  ListPage TakePage() {
+    ListPage page;
+    page.truncated = out_.size() > options_.limit;
+    if (page.truncated) out_.resize(options_.limit);
+    page.objects = std::move(out_);
+    return page;
+  }
+
+ private:
+  const std::string& root_;
+  const ListOptions& options_;
+  size_t want_;
+  std::vector<ObjectMeta> out_;
+};
+
+}  // namespace
+
+Result<ListPage> LocalObjectStore::List(const ListOptions& options) {
+  QV_RETURN_IF_ERROR(ValidateListOptions(options));
+  // "a/b/c" walks directory "a/b/" for names starting with "c"; "a/b/" walks "a/b/" whole.
+  size_t slash = options.prefix.rfind('/');
+  std::string rel_dir = slash == std::string::npos ? "" : options.prefix.substr(0, slash + 1);
+  std::string name_prefix =
+      slash == std::string::npos ? options.prefix : options.prefix.substr(slash + 1);
+  ListWalker walker(root_, options);
+  QV_RETURN_IF_ERROR(walker.Walk(rel_dir, name_prefix));
+  return walker.TakePage();
+}
+
+Status LocalObjectStore::Copy(std::string_view src, std::string_view dst) {
+  QV_RETURN_IF_ERROR(ValidateKey(dst));
+  auto got = Get(src);
+  if (!got.ok()) {
+    if (got.status().IsNotFound()) {
+      return Status::NotFound(fmt::format("copy source '{}' not found", src));
+    }
+    return got.status();
+  }
+  return Put(dst, got->data, PutOptions::Overwrite()).status();
+}
+
+Result<SweepReport> LocalObjectStore::Sweep(Duration min_age) {
+  SweepReport report;
+  DIR* dir = ::opendir(tmp_dir_.c_str());
+  if (dir == nullptr) return StatusFromErrno(errno, "listing " + tmp_dir_);
+  int dfd = ::dirfd(dir);
+  int64_t cutoff = options_.clock->NowNanos() - min_age.count();
+  Status status;
+  while (dirent* e = ::readdir(dir)) {
+    std::string_view name(e->d_name);
+    if (name == "." || name == "..") continue;
+    struct stat st;
+    if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+      continue;
+    }
+    // Age by ctime: the kernel sets it when the file is created (and on rename/link), and unlike
+    // the mtime quiver stamps, nobody can set it to the future.
+    int64_t changed = int64_t{st.st_ctim.tv_sec} * 1'000'000'000 + st.st_ctim.tv_nsec;
+    if (changed > cutoff) continue;  // possibly a live writer's
+    if (::unlinkat(dfd, e->d_name, 0) == 0) {
+      ++report.files_removed;
+      report.bytes_removed += static_cast<uint64_t>(st.st_size);
+    } else if (errno != ENOENT) {
+      status = StatusFromErrno(errno, fmt::format("removing temp file {}/{}", tmp_dir_, name));
+      break;
+    }
+  }
+  ::closedir(dir);
+  if (!status.ok()) return status;
+  return report;
+}
+
+std::string LocalObjectStore::Describe() const { return "local:" + root_; }
+
+}  // namespace quiver

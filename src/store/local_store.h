@@ -1,0 +1,86 @@
+// LocalObjectStore: the ObjectStore over a POSIX directory (the default backend).
+//
+// Layout: key "a/b/c" is the file <root>/a/b/c. The reserved directory <root>/.qv-store/ holds
+// temp files (tmp/) and lock files (locks/); it is never listed and keys cannot enter it.
+//
+// Protocol of a Put (each step is a sync point, see object_store.h):
+//   1. write the bytes to a fresh temp file in .qv-store/tmp/, stamp its mtime, fsync it;
+//   2. publish it:
+//        kCreateOnly  link(temp, final): atomic create-if-absent (what Lance itself does);
+//                     EEXIST -> AlreadyExists. Needs no lock.
+//        kOverwrite   under the key's lock: rename(temp, final).
+//        kIfMatch     under the key's lock: compare the current etag, then rename(temp, final);
+//                     a different or missing object -> Conflict.
+//   3. fsync the parent directory. Only then does Put return.
+// A crash at any step leaves the key holding the old bytes or the new bytes, never a mix;
+// what it can leave behind is a temp file, invisible to List and removed by Sweep.
+//
+// Key locks are flock(2) on one of 4096 lock files chosen by a hash of the key, so they exclude
+// threads and processes alike (a fresh open file description per acquisition, which also keeps
+// them correct across fork()). Delete takes the same lock.
+//
+// Etag = "<inode>-<mtime ns>-<size>" (hex). quiver stamps each new file's mtime itself with a
+// nanosecond timestamp that is strictly greater than the previous stamp of this store and, under
+// the key lock, than the replaced file's, so an etag does not repeat for a key even when the
+// filesystem reuses inode numbers and its own timestamps are coarse.
+// Last-modified = that stamp (nanosecond precision).
+//
+// Limitation of a directory tree: a key cannot be both an object and a prefix of other keys
+// ("a" and "a/b"); such a Put is InvalidInput.
+// Thread-safety: safe for concurrent use by threads and by processes sharing the root.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "common/clock.h"
+#include "common/sync_point.h"
+#include "store/object_store.h"
+
+namespace quiver {
+
+struct LocalStoreOptions {
+  bool create_if_missing = true;      // create the root directory if it does not exist
+  const Clock* clock = nullptr;       // stamps mtimes; Clock::Real() when null
+  SyncPoints* sync_points = nullptr;  // store_points::* during Put
+};
+
+class LocalObjectStore final : public ObjectStore {
+ public:
+  // Opens (creating if allowed) the store rooted at directory `root` (absolute or relative to the
+  // working directory). InvalidInput if `root` exists and is not a directory.
+  static Result<std::shared_ptr<LocalObjectStore>> Open(const std::string& root,
+                                                        LocalStoreOptions options = {});
+
+  Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
+  Result<ObjectMeta> Head(std::string_view key) override;
+  Result<ObjectMeta> Put(std::string_view key, std::string_view data,
+                         const PutOptions& options = {}) override;
+  Status Delete(std::string_view key) override;
+  Result<ListPage> List(const ListOptions& options) override;
+  Status Copy(std::string_view src, std::string_view dst) override;
+  // Removes temp files in .qv-store/tmp/ created more than `min_age` ago (by ctime). A live
+  // writer's temp file is at most seconds old, so any min_age of minutes is safe while writers run;
+  // min_age 0 is safe only when no writer is active.
+  Result<SweepReport> Sweep(Duration min_age) override;
+  std::string Describe() const override;
+
+  const std::string& root() const { return root_; }
+
+ private:
+  LocalObjectStore(std::string root, LocalStoreOptions options);
+
+  std::string PathOf(std::string_view key) const;
+  class KeyLock;
+  Result<KeyLock> LockKey(std::string_view key);
+  int64_t NextStamp(int64_t at_least);
+
+  std::string root_;                    // absolute, no trailing '/'
+  std::atomic<int64_t> last_stamp_{0};  // stamps of this store strictly increase
+  std::string tmp_dir_;
+  std::string lock_dir_;
+  LocalStoreOptions options_;
+};
+
+}  // namespace quiver

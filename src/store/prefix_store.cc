@@ -1,0 +1,77 @@
+#include "store/prefix_store.h"
+
+#include <fmt/format.h>
+
+#include "store/key.h"
+
+namespace quiver {
+
+Result<std::shared_ptr<PrefixStore>> PrefixStore::Make(std::shared_ptr<ObjectStore> inner,
+                                                       std::string_view prefix) {
+  if (!inner) return Status::InvalidInput("prefix store needs an inner store");
+  Status s = ValidateKey(prefix);
+  if (!s.ok()) return s.WithContext("store prefix");
+  return std::shared_ptr<PrefixStore>(new PrefixStore(std::move(inner), std::string(prefix) + "/"));
+}
+
+Result<std::string> PrefixStore::Inner(std::string_view key) const {
+  QV_RETURN_IF_ERROR(ValidateKey(key));
+  return prefix_ + std::string(key);
+}
+
+void PrefixStore::Strip(ObjectMeta& meta) const {
+  if (meta.key.compare(0, prefix_.size(), prefix_) == 0) meta.key.erase(0, prefix_.size());
+}
+
+Result<GetResult> PrefixStore::Get(std::string_view key, std::optional<ByteRange> range) {
+  QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
+  QV_ASSIGN_OR_RETURN(GetResult result, inner_->Get(inner_key, range));
+  Strip(result.meta);
+  return result;
+}
+
+Result<ObjectMeta> PrefixStore::Head(std::string_view key) {
+  QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta, inner_->Head(inner_key));
+  Strip(meta);
+  return meta;
+}
+
+Result<ObjectMeta> PrefixStore::Put(std::string_view key, std::string_view data,
+                                    const PutOptions& options) {
+  QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta, inner_->Put(inner_key, data, options));
+  Strip(meta);
+  return meta;
+}
+
+Status PrefixStore::Delete(std::string_view key) {
+  QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
+  return inner_->Delete(inner_key);
+}
+
+Result<ListPage> PrefixStore::List(const ListOptions& options) {
+  QV_RETURN_IF_ERROR(ValidateListOptions(options));
+  ListOptions inner = options;
+  inner.prefix = prefix_ + options.prefix;
+  // Keys below the prefix all start with prefix_; a start_after that sorts before them all means
+  // "from the start".
+  inner.start_after = options.start_after.empty() ? "" : prefix_ + options.start_after;
+  QV_ASSIGN_OR_RETURN(ListPage page, inner_->List(inner));
+  for (ObjectMeta& meta : page.objects) Strip(meta);
+  return page;
+}
+
+Status PrefixStore::Copy(std::string_view src, std::string_view dst) {
+  QV_ASSIGN_OR_RETURN(std::string inner_src, Inner(src));
+  QV_ASSIGN_OR_RETURN(std::string inner_dst, Inner(dst));
+  return inner_->Copy(inner_src, inner_dst);
+}
+
+Result<SweepReport> PrefixStore::Sweep(Duration min_age) { return inner_->Sweep(min_age); }
+
+std::string PrefixStore::Describe() const {
+  return fmt::format("prefix({})+{}", prefix_, inner_->Describe());
+}
+
+}  // namespace quiver

@@ -1,0 +1,41 @@
+// PrefixStore: a view of the sub-tree `prefix/` of another store, with keys relative to it.
+//
+// Keys given to it are validated, then prefixed; keys it returns (List, metadata) have the
+// prefix removed. Sweep forwards to the inner store (leftovers live at the inner root).
+// Thread-safety: as the inner store.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "store/object_store.h"
+
+namespace quiver {
+
+class PrefixStore final : public ObjectStore {
+ public:
+  // `prefix` is a valid key (no trailing '/'); InvalidInput otherwise.
+  static Result<std::shared_ptr<PrefixStore>> Make(std::shared_ptr<ObjectStore> inner,
+                                                   std::string_view prefix);
+
+  Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
+  Result<ObjectMeta> Head(std::string_view key) override;
+  Result<ObjectMeta> Put(std::string_view key, std::string_view data,
+                         const PutOptions& options = {}) override;
+  Status Delete(std::string_view key) override;
+  Result<ListPage> List(const ListOptions& options) override;
+  Status Copy(std::string_view src, std::string_view dst) override;
+  Result<SweepReport> Sweep(Duration min_age) override;
+  std::string Describe() const override;
+
+ private:
+  PrefixStore(std::shared_ptr<ObjectStore> inner, std::string prefix)
+      : inner_(std::move(inner)), prefix_(std::move(prefix)) {}
+  Result<std::string> Inner(std::string_view key) const;
+  void Strip(ObjectMeta& meta) const;
+
+  std::shared_ptr<ObjectStore> inner_;
+  std::string prefix_;  // ends with '/'
+};
+
+}  // namespace quiver

@@ -1,0 +1,186 @@
+// Behaviour specific to each decorator (the conformance suite checks that stacks of them still
+// honour the ObjectStore contract).
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "common/clock.h"
+#include "store/counting_store.h"
+#include "store/fault_store.h"
+#include "store/key.h"
+#include "store/latency_store.h"
+#include "store/local_store.h"
+#include "store/memory_store.h"
+#include "store/prefix_store.h"
+#include "store_test_util.h"
+
+namespace quiver {
+namespace {
+
+using testing::CountFiles;
+using testing::TempDir;
+
+TEST(PrefixStoreTest, MapsKeysIntoASubtreeAndBack) {
+  auto inner = MemoryObjectStore::Create();
+  auto store = PrefixStore::Make(inner, "proj/wh");
+  ASSERT_TRUE(store.ok());
+  auto put = (*store)->Put("ns/t.json", "x");
+  ASSERT_TRUE(put.ok());
+  EXPECT_EQ(put->key, "ns/t.json");
+  EXPECT_EQ(inner->Get("proj/wh/ns/t.json")->data, "x");
+  ASSERT_TRUE(inner->Put("proj/other", "not mine").ok());
+  ASSERT_TRUE(inner->Put("proj/wh0", "sibling, not below the prefix").ok());
+  auto all = (*store)->ListAll("");
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].key, "ns/t.json");
+  EXPECT_EQ((*store)->Get("ns/t.json")->meta.key, "ns/t.json");
+  EXPECT_EQ((*store)->Head("ns/t.json")->key, "ns/t.json");
+  EXPECT_TRUE((*store)->Get("../other").status().IsInvalidInput()) << "cannot climb out";
+  EXPECT_EQ((*store)->Describe(), "prefix(proj/wh/)+memory:");
+}
+
+TEST(PrefixStoreTest, RejectsABadPrefix) {
+  auto inner = MemoryObjectStore::Create();
+  EXPECT_TRUE(PrefixStore::Make(inner, "").status().IsInvalidInput());
+  EXPECT_TRUE(PrefixStore::Make(inner, "a/../b").status().IsInvalidInput());
+  EXPECT_TRUE(PrefixStore::Make(inner, "a/").status().IsInvalidInput());
+  EXPECT_TRUE(PrefixStore::Make(nullptr, "a").status().IsInvalidInput());
+}
+
+TEST(CountingStoreTest, CountsCallsPerKindModeAndFailure) {
+  auto store = std::make_shared<CountingStore>(MemoryObjectStore::Create());
+  ASSERT_TRUE(store->Put("a", "1").ok());
+  ASSERT_TRUE(store->Put("b", "1", PutOptions::CreateOnly()).ok());
+  EXPECT_FALSE(store->Put("b", "2", PutOptions::CreateOnly()).ok());
+  EXPECT_FALSE(store->Put("a", "2", PutOptions::IfMatch("stale")).ok());
+  StoreCounts before = store->Snapshot();
+  EXPECT_TRUE(store->Get("a").ok());
+  EXPECT_FALSE(store->Get("missing").ok());
+  EXPECT_TRUE(store->Head("a").ok());
+  EXPECT_TRUE(store->List(ListOptions{}).ok());
+  EXPECT_TRUE(store->Delete("a").ok());
+  EXPECT_TRUE(store->Copy("b", "c").ok());
+  EXPECT_TRUE(store->Sweep(Duration(0)).ok());
+  StoreCounts after = store->Snapshot();
+
+  EXPECT_EQ(before.Calls(StoreOp::kPut), 4u);
+  EXPECT_EQ(before.Errors(StoreOp::kPut), 2u);
+  EXPECT_EQ(before.Puts(PutMode::kOverwrite), 1u);
+  EXPECT_EQ(before.Puts(PutMode::kCreateOnly), 2u);
+  EXPECT_EQ(before.Puts(PutMode::kIfMatch), 1u);
+  StoreCounts delta = after.Since(before);
+  EXPECT_EQ(delta.Calls(StoreOp::kGet), 2u);
+  EXPECT_EQ(delta.Errors(StoreOp::kGet), 1u);
+  EXPECT_EQ(delta.Calls(StoreOp::kHead), 1u);
+  EXPECT_EQ(delta.Calls(StoreOp::kList), 1u);
+  EXPECT_EQ(delta.Calls(StoreOp::kDelete), 1u);
+  EXPECT_EQ(delta.Calls(StoreOp::kCopy), 1u);
+  EXPECT_EQ(delta.Calls(StoreOp::kSweep), 1u);
+  EXPECT_EQ(delta.Calls(StoreOp::kPut), 0u);
+  EXPECT_EQ(delta.TotalCalls(), 7u);
+  EXPECT_NE(after.ToString().find("put=4(overwrite=1 create_only=2 if_match=1)[2 failed]"),
+            std::string::npos)
+      << after.ToString();
+  store->Reset();
+  EXPECT_EQ(store->Snapshot().TotalCalls(), 0u);
+}
+
+TEST(FaultInjectingStoreTest, FailNthFailsExactlyThatCallWithoutTouchingTheStore) {
+  auto inner = MemoryObjectStore::Create();
+  FaultInjectingStore store(inner);
+  store.FailNth(StoreOp::kPut, 2, Status::IOError("disk on fire", /*retryable=*/true));
+  EXPECT_TRUE(store.Put("a", "1").ok());
+  Status second = store.Put("b", "2").status();
+  EXPECT_TRUE(second.IsIOError());
+  EXPECT_TRUE(second.retryable());
+  EXPECT_EQ(second.message(), "disk on fire");
+  EXPECT_TRUE(inner->Get("b").status().IsNotFound()) << "a failed call never reaches the store";
+  EXPECT_TRUE(store.Put("c", "3").ok()) << "the rule is spent";
+  EXPECT_TRUE(store.Get("a").ok()) << "other kinds are not affected";
+  EXPECT_EQ(store.fired(), 1u);
+}
+
+TEST(FaultInjectingStoreTest, FailAlwaysUntilCleared) {
+  FaultInjectingStore store(MemoryObjectStore::Create());
+  store.FailAlways(StoreOp::kList, Status::ServiceUnavailable("throttled"));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(store.List(ListOptions{}).status().code(), StatusCode::kServiceUnavailable);
+  }
+  store.Clear();
+  EXPECT_TRUE(store.List(ListOptions{}).ok());
+  EXPECT_EQ(store.fired(), 3u);
+}
+
+TEST(FaultInjectingStoreTest, PauseHoldsACallAtAGateUntilOpened) {
+  auto inner = MemoryObjectStore::Create();
+  FaultInjectingStore store(inner);
+  Gate gate;
+  store.PauseNth(StoreOp::kPut, 1, &gate);
+  std::thread writer([&] { EXPECT_TRUE(store.Put("held", "x").ok()); });
+  gate.WaitForArrivals(1);
+  EXPECT_TRUE(inner->Get("held").status().IsNotFound()) << "still held before the store";
+  gate.Open();
+  writer.join();
+  EXPECT_EQ(inner->Get("held")->data, "x");
+}
+
+TEST(FaultInjectingStoreTest, CrashBeforePublishLeavesTheOldObjectAndASweepableTemp) {
+  TempDir dir;
+  SyncPoints points;
+  LocalStoreOptions options;
+  options.sync_points = &points;
+  auto local = LocalObjectStore::Open(dir.path(), options);
+  ASSERT_TRUE(local.ok());
+  FaultInjectingStore store(*local, &points);
+  ASSERT_TRUE(store.Put("k", "old").ok());
+  ASSERT_TRUE(store.CrashNthPutBeforePublish(1).ok());
+  Status crashed = store.Put("k", "new").status();
+  EXPECT_EQ(crashed.subcode(), Subcode::kInjected) << crashed.ToString();
+  EXPECT_EQ(store.Get("k")->data, "old");
+  const std::string tmp = dir.path() + "/" + std::string(kReservedSegment) + "/tmp";
+  EXPECT_EQ(CountFiles(tmp), 1) << "the crashed writer's temp file is left behind";
+  EXPECT_EQ(store.ListAll("")->size(), 1u) << "and it is not listed";
+  EXPECT_TRUE(store.Put("k", "newer").ok()) << "the rule is spent; other puts publish";
+  auto swept = store.Sweep(Duration(0));
+  ASSERT_TRUE(swept.ok());
+  EXPECT_EQ(swept->files_removed, 1u);
+  EXPECT_EQ(swept->bytes_removed, 3u);
+  EXPECT_EQ(CountFiles(tmp), 0);
+  EXPECT_EQ(store.Get("k")->data, "newer");
+}
+
+TEST(FaultInjectingStoreTest, CrashInjectionNeedsTheBackendsSyncPoints) {
+  FaultInjectingStore store(MemoryObjectStore::Create());
+  EXPECT_TRUE(store.CrashNthPutBeforePublish(1).IsInvalidInput());
+}
+
+TEST(FaultInjectingStoreTest, CrashOnMemoryBackendPublishesNothing) {
+  SyncPoints points;
+  MemoryStoreOptions options;
+  options.sync_points = &points;
+  auto inner = MemoryObjectStore::Create(options);
+  FaultInjectingStore store(inner, &points);
+  ASSERT_TRUE(store.CrashNthPutBeforePublish(1).ok());
+  EXPECT_EQ(store.Put("k", "v").status().subcode(), Subcode::kInjected);
+  EXPECT_TRUE(inner->Get("k").status().IsNotFound());
+}
+
+TEST(LatencyStoreTest, DelaysEachKindThroughTheInjectedClock) {
+  ManualClock clock(0);
+  LatencyStore store(MemoryObjectStore::Create(), &clock);
+  store.SetDelay(StoreOp::kPut, std::chrono::milliseconds(20));
+  store.SetDelay(StoreOp::kGet, std::chrono::milliseconds(3));
+  ASSERT_TRUE(store.Put("a", "1").ok());
+  EXPECT_EQ(clock.NowNanos(), 20'000'000);
+  ASSERT_TRUE(store.Get("a").ok());
+  EXPECT_EQ(clock.NowNanos(), 23'000'000);
+  ASSERT_TRUE(store.Head("a").ok());
+  EXPECT_EQ(clock.NowNanos(), 23'000'000) << "no delay set for head";
+  store.SetAllDelays(std::chrono::milliseconds(1));
+  ASSERT_TRUE(store.List(ListOptions{}).ok());
+  EXPECT_EQ(clock.NowNanos(), 24'000'000);
+}
+
+}  // namespace
+}  // namespace quiver

@@ -1,0 +1,140 @@
+// Behaviour specific to the local (POSIX directory) backend.
+#include "store/local_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "common/clock.h"
+#include "store/key.h"
+#include "store_test_util.h"
+
+namespace quiver {
+namespace {
+
+using testing::CountFiles;
+using testing::TempDir;
+
+std::shared_ptr<LocalObjectStore> MustOpen(const std::string& dir, LocalStoreOptions o = {}) {
+  auto store = LocalObjectStore::Open(dir, o);
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return store.ok() ? *store : nullptr;
+}
+
+TEST(LocalStoreTest, KeysAreFilesUnderTheRoot) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  ASSERT_TRUE(store->Put("a/b/c.json", "{}").ok());
+  struct stat st;
+  ASSERT_EQ(::stat((dir.path() + "/a/b/c.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 2);
+  EXPECT_EQ(store->root(), dir.path());
+}
+
+TEST(LocalStoreTest, FilesWrittenByOthersAreReadableAndListed) {
+  // Lance and other tools write into the same tree: their files are objects too.
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  ASSERT_EQ(::mkdir((dir.path() + "/ds").c_str(), 0755), 0);
+  int fd = ::open((dir.path() + "/ds/external").c_str(), O_CREAT | O_WRONLY, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "abc", 3), 3);
+  ::close(fd);
+  EXPECT_EQ(store->Get("ds/external")->data, "abc");
+  ASSERT_EQ(store->ListAll("")->size(), 1u);
+}
+
+TEST(LocalStoreTest, TheReservedAreaIsNeverListed) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  ASSERT_TRUE(store->Put("k", "v").ok());
+  struct stat st;
+  ASSERT_EQ(::stat((dir.path() + "/.qv-store/tmp").c_str(), &st), 0);
+  ASSERT_EQ(::stat((dir.path() + "/.qv-store/locks").c_str(), &st), 0);
+  auto all = store->ListAll("");
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].key, "k");
+  EXPECT_EQ(CountFiles(dir.path() + "/.qv-store/tmp"), 0) << "successful puts leave no temp";
+}
+
+TEST(LocalStoreTest, AnObjectCannotAlsoBeAPrefix) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  ASSERT_TRUE(store->Put("a/b", "x").ok());
+  EXPECT_TRUE(store->Put("a", "y").status().IsInvalidInput());
+  EXPECT_TRUE(store->Put("a", "y", PutOptions::CreateOnly()).status().IsInvalidInput());
+  ASSERT_TRUE(store->Put("f", "x").ok());
+  EXPECT_TRUE(store->Put("f/g", "y").status().IsInvalidInput());
+  EXPECT_EQ(store->Get("a/b")->data, "x");
+  EXPECT_EQ(store->Get("f")->data, "x");
+  EXPECT_EQ(CountFiles(dir.path() + "/.qv-store/tmp"), 0) << "failed puts clean up";
+}
+
+TEST(LocalStoreTest, EtagsNeverRepeatAcrossDeleteAndRecreate) {
+  // Freed inode numbers are reused at once and coarse mtimes can tie; the etag must still
+  // change, or an IfMatch holding an old etag would overwrite a different object.
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  std::set<std::string> etags;
+  for (int i = 0; i < 200; ++i) {
+    auto put = store->Put("k", "same size", i % 2 ? PutOptions::CreateOnly() : PutOptions{});
+    ASSERT_TRUE(put.ok());
+    EXPECT_TRUE(etags.insert(put->etag).second) << "etag repeated: " << put->etag;
+    ASSERT_TRUE(store->Delete("k").ok());
+  }
+}
+
+TEST(LocalStoreTest, MtimeStampsAreStrictlyIncreasingEvenWhenTheClockStandsStill) {
+  TempDir dir;
+  ManualClock frozen(1'800'000'000'000'000'000);  // in the future, and never advancing
+  LocalStoreOptions options;
+  options.clock = &frozen;
+  auto store = MustOpen(dir.path(), options);
+  int64_t last = 0;
+  for (int i = 0; i < 20; ++i) {
+    auto put = store->Put("k", "v");
+    ASSERT_TRUE(put.ok());
+    EXPECT_GT(put->last_modified_nanos, last);
+    EXPECT_GE(put->last_modified_nanos, frozen.NowNanos());
+    last = put->last_modified_nanos;
+  }
+}
+
+TEST(LocalStoreTest, OpenRejectsAFileAsRoot) {
+  TempDir dir;
+  std::string file = dir.path() + "/file";
+  int fd = ::open(file.c_str(), O_CREAT | O_WRONLY, 0644);
+  ASSERT_GE(fd, 0);
+  ::close(fd);
+  EXPECT_TRUE(LocalObjectStore::Open(file).status().IsInvalidInput());
+  EXPECT_TRUE(LocalObjectStore::Open("").status().IsInvalidInput());
+}
+
+TEST(LocalStoreTest, SweepKeepsYoungTempFiles) {
+  TempDir dir;
+  ManualClock clock;
+  clock.Set(SystemClock().NowNanos());
+  LocalStoreOptions options;
+  options.clock = &clock;
+  auto store = MustOpen(dir.path(), options);
+  std::string tmp = dir.path() + "/.qv-store/tmp/leftover";
+  int fd = ::open(tmp.c_str(), O_CREAT | O_WRONLY, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, "12345", 5), 5);
+  ::close(fd);
+  auto young = store->Sweep(std::chrono::hours(1));
+  ASSERT_TRUE(young.ok());
+  EXPECT_EQ(young->files_removed, 0u) << "a live writer's temp file must survive";
+  clock.Advance(std::chrono::hours(2));
+  auto old = store->Sweep(std::chrono::hours(1));
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->files_removed, 1u);
+  EXPECT_EQ(old->bytes_removed, 5u);
+}
+
+}  // namespace
+}  // namespace quiver

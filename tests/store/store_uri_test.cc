@@ -1,0 +1,89 @@
+#include "store/store_uri.h"
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "store/local_store.h"
+#include "store_test_util.h"
+
+namespace quiver {
+namespace {
+
+using testing::TempDir;
+
+TEST(StoreUriTest, ParsesPathsFileAndMemoryUris) {
+  auto plain = ParseStoreUri("./quiver-data");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->scheme, StoreScheme::kLocal);
+  EXPECT_EQ(plain->path, "./quiver-data");
+  auto abs = ParseStoreUri("/var/lib/quiver");
+  ASSERT_TRUE(abs.ok());
+  EXPECT_EQ(abs->path, "/var/lib/quiver");
+  auto file = ParseStoreUri("file:///data/my%20lake");
+  ASSERT_TRUE(file.ok());
+  EXPECT_EQ(file->scheme, StoreScheme::kLocal);
+  EXPECT_EQ(file->path, "/data/my lake");
+  auto localhost = ParseStoreUri("file://localhost/data");
+  ASSERT_TRUE(localhost.ok());
+  EXPECT_EQ(localhost->path, "/data");
+  auto memory = ParseStoreUri("memory://unit");
+  ASSERT_TRUE(memory.ok());
+  EXPECT_EQ(memory->scheme, StoreScheme::kMemory);
+  EXPECT_EQ(memory->path, "unit");
+}
+
+TEST(StoreUriTest, RejectsUnknownSchemesAndMalformedUris) {
+  auto s3 = ParseStoreUri("s3://bucket/prefix");
+  ASSERT_TRUE(s3.status().IsInvalidInput());
+  EXPECT_NE(s3.status().message().find("unsupported storage scheme 's3'"), std::string::npos);
+  EXPECT_NE(s3.status().message().find("file:///abs/path"), std::string::npos);
+  for (const char* bad : {"", "gs://b", "file://remotehost/x", "file:relative", "file://",
+                          "memory://", "memory://a/b", "file:///bad%2", "file:///nul%00"}) {
+    EXPECT_TRUE(ParseStoreUri(bad).status().IsInvalidInput()) << bad;
+  }
+}
+
+TEST(StoreUriTest, OpensLocalStoresFromPathsAndFileUris) {
+  TempDir dir;
+  auto by_path = OpenStore(dir.path() + "/root");
+  ASSERT_TRUE(by_path.ok()) << by_path.status().ToString();
+  ASSERT_TRUE((*by_path)->Put("k", "v").ok());
+  auto by_uri = OpenStore("file://" + dir.path() + "/root");
+  ASSERT_TRUE(by_uri.ok());
+  EXPECT_EQ((*by_uri)->Get("k")->data, "v");
+  EXPECT_EQ((*by_uri)->Describe(), "local:" + dir.path() + "/root");
+}
+
+TEST(StoreUriTest, RelativePathsResolveAgainstTheWorkingDirectory) {
+  TempDir dir;
+  char old_cwd[4096];
+  ASSERT_NE(::getcwd(old_cwd, sizeof(old_cwd)), nullptr);
+  ASSERT_EQ(::chdir(dir.path().c_str()), 0);
+  auto store = OpenStore("rel/data");
+  ASSERT_EQ(::chdir(old_cwd), 0);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ((*store)->Describe(), "local:" + dir.path() + "/rel/data");
+}
+
+TEST(StoreUriTest, CreateIfMissingFalseRefusesAMissingRoot) {
+  TempDir dir;
+  OpenStoreOptions options;
+  options.create_if_missing = false;
+  auto store = OpenStore(dir.path() + "/absent", options);
+  EXPECT_TRUE(store.status().IsInvalidInput());
+  EXPECT_NE(::access((dir.path() + "/absent").c_str(), F_OK), 0) << "nothing was created";
+}
+
+TEST(StoreUriTest, NamedMemoryStoresAreSharedWithinTheProcess) {
+  auto a = OpenStore("memory://shared-uri-test");
+  auto b = OpenStore("memory://shared-uri-test");
+  auto other = OpenStore("memory://other-uri-test");
+  ASSERT_TRUE(a.ok() && b.ok() && other.ok());
+  ASSERT_TRUE((*a)->Put("k", "v").ok());
+  EXPECT_EQ((*b)->Get("k")->data, "v");
+  EXPECT_TRUE((*other)->Get("k").status().IsNotFound());
+}
+
+}  // namespace
+}  // namespace quiver
