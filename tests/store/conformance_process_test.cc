@@ -1,10 +1,15 @@
 // The multi-process half of the conformance suite: separate processes sharing one root race
 // CreateOnly and IfMatch. Runs for every stack whose backend is shared across processes (local);
 // a memory store lives inside one process, so there is nothing to share.
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "process_util.h"
@@ -24,49 +29,70 @@ constexpr int kOk = 0;
 constexpr int kUnexpectedStatus = 2;
 constexpr int kSetupFailed = 3;
 
-TEST_P(ProcessConformanceTest, EightProcessesRaceCreateOnlyFor500Rounds) {
+// Shared between the forked children: a process-shared barrier and per-round results.
+struct RaceBoard {
+  static constexpr int kRounds = 500;
+  pthread_barrier_t barrier;
+  int wins[kRounds];
+  int winner[kRounds];
+  int wrong_bytes;
+};
+
+TEST_P(ProcessConformanceTest, EightProcessesRaceCreateOnlyOnOneKeyFor500Rounds) {
+  // Each round all processes race to create the same key; process 0 then checks the stored bytes
+  // against the single winner and deletes the key for the next round.
   constexpr int kProcesses = 8;
-  constexpr int kRounds = 500;
+  constexpr int kRounds = RaceBoard::kRounds;
   const StackSpec spec = GetParam();
+  void* mem =
+      ::mmap(nullptr, sizeof(RaceBoard), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mem, MAP_FAILED);
+  auto* board = new (mem) RaceBoard{};
+  pthread_barrierattr_t attr;
+  pthread_barrierattr_init(&attr);
+  pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+  ASSERT_EQ(pthread_barrier_init(&board->barrier, &attr, kProcesses), 0);
+  pthread_barrierattr_destroy(&attr);
+
   std::vector<int> codes = RunInChildren(kProcesses, [&](int i) {
     std::shared_ptr<ObjectStore> store;
     try {
       store = spec.make(root_.path(), nullptr);
     } catch (...) {
+      // Keep the others from waiting forever: pass every barrier, then report.
+      for (int r = 0; r < 2 * kRounds; ++r) pthread_barrier_wait(&board->barrier);
       return kSetupFailed;
     }
-    std::string wins;
+    int code = kOk;
     for (int r = 0; r < kRounds; ++r) {
-      auto put = store->Put("race/" + std::to_string(r), "process-" + std::to_string(i),
+      pthread_barrier_wait(&board->barrier);
+      auto put = store->Put("race/key", fmt::format("process-{}-round-{}", i, r),
                             PutOptions::CreateOnly());
       if (put.ok()) {
-        wins += std::to_string(r) + "\n";
+        __atomic_fetch_add(&board->wins[r], 1, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&board->winner[r], i, __ATOMIC_SEQ_CST);
       } else if (!put.status().IsAlreadyExists()) {
-        return kUnexpectedStatus;
+        code = kUnexpectedStatus;
+      }
+      pthread_barrier_wait(&board->barrier);
+      if (i == 0) {
+        auto got = store->Get("race/key");
+        int w = __atomic_load_n(&board->winner[r], __ATOMIC_SEQ_CST);
+        if (!got.ok() || got->data != fmt::format("process-{}-round-{}", w, r)) {
+          __atomic_fetch_add(&board->wrong_bytes, 1, __ATOMIC_SEQ_CST);
+        }
+        if (!store->Delete("race/key").ok()) code = kUnexpectedStatus;
       }
     }
-    return WriteFile(results_.path() + "/" + std::to_string(i), wins) ? kOk : kSetupFailed;
+    return code;
   });
-  for (int i = 0; i < kProcesses; ++i) ASSERT_EQ(codes[i], kOk) << "child " << i;
-
-  std::vector<int> winner(kRounds, -1);
-  for (int i = 0; i < kProcesses; ++i) {
-    std::istringstream in(ReadFileOrEmpty(results_.path() + "/" + std::to_string(i)));
-    int r;
-    while (in >> r) {
-      ASSERT_GE(r, 0);
-      ASSERT_LT(r, kRounds);
-      EXPECT_EQ(winner[r], -1) << "round " << r << " has two winners";
-      winner[r] = i;
-    }
-  }
-  auto store = spec.make(root_.path(), nullptr);
+  for (int i = 0; i < kProcesses; ++i) EXPECT_EQ(codes[i], kOk) << "child " << i;
+  EXPECT_EQ(board->wrong_bytes, 0) << "the stored bytes must be the winner's";
   for (int r = 0; r < kRounds; ++r) {
-    ASSERT_NE(winner[r], -1) << "round " << r << " has no winner";
-    auto got = store->Get("race/" + std::to_string(r));
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    EXPECT_EQ(got->data, "process-" + std::to_string(winner[r])) << "round " << r;
+    EXPECT_EQ(board->wins[r], 1) << "round " << r << " must have exactly one winner";
   }
+  pthread_barrier_destroy(&board->barrier);
+  ::munmap(mem, sizeof(RaceBoard));
 }
 
 TEST_P(ProcessConformanceTest, EightProcessesIncrementACounterWithIfMatch) {

@@ -44,6 +44,8 @@ int CountFiles(const std::string& dir) {
   return n;
 }
 
+void PrintTo(const StackSpec& spec, std::ostream* os) { *os << spec.name; }
+
 namespace {
 
 std::shared_ptr<ObjectStore> Local(const std::string& dir, SyncPoints* sp) {

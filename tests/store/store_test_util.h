@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct StackSpec {
   bool shared_across_processes;
   std::function<std::shared_ptr<ObjectStore>(const std::string& dir, SyncPoints* sync_points)> make;
 };
+
+// gtest prints a parameter with this (instead of dumping its bytes).
+void PrintTo(const StackSpec& spec, std::ostream* os);
 
 std::vector<StackSpec> AllStacks();
 std::vector<StackSpec> ProcessSharedStacks();
