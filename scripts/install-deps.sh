@@ -11,6 +11,7 @@ PACKAGES=(
   libasan8 libubsan1 libtsan2
   # libraries
   libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev
+  protobuf-compiler libprotobuf-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
 )

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/store_commands.h"
+#include "cli/table_commands.h"
 #include "common/config.h"
 #include "common/logging.h"
 
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   AddServeCommand(app, &exit_code);
   quiver::cli::AddStoreCommands(app, &exit_code);
+  quiver::cli::AddTableCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,257 @@
+#include "cli/table_commands.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "format/feature_flags.h"
+#include "format/lance_proto.h"
+#include "format/manifest_names.h"
+#include "store/store_uri.h"
+#include "table/dataset.h"
+#include "table/refs.h"
+#include "table/versions.h"
+
+namespace quiver::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+int Fail(const Status& status) {
+  std::fprintf(stderr, "quiver: error: %s\n", status.ToString().c_str());
+  return 1;
+}
+
+Result<std::shared_ptr<ObjectStore>> OpenDatasetRoot(const std::string& uri) {
+  OpenStoreOptions options;
+  options.create_if_missing = false;
+  return OpenStore(uri, options);
+}
+
+struct InspectArgs {
+  std::string uri;
+  std::optional<uint64_t> version;
+  std::optional<std::string> tag;
+  std::optional<std::string> branch;
+  bool json = false;
+};
+
+ordered_json TagsJson(const std::map<std::string, table::TagInfo>& tags) {
+  ordered_json out = ordered_json::object();
+  for (const auto& [name, tag] : tags) {
+    out[name] = {{"version", tag.version},
+                 {"branch", tag.branch ? ordered_json(*tag.branch) : ordered_json(nullptr)},
+                 {"manifest_size", tag.manifest_size}};
+  }
+  return out;
+}
+
+ordered_json BranchesJson(const std::map<std::string, table::BranchInfo>& branches) {
+  ordered_json out = ordered_json::object();
+  for (const auto& [name, b] : branches) {
+    out[name] = {
+        {"parent_branch", b.parent_branch ? ordered_json(*b.parent_branch) : ordered_json(nullptr)},
+        {"parent_version", b.parent_version},
+        {"create_at", b.create_at},
+        {"manifest_size", b.manifest_size}};
+  }
+  return out;
+}
+
+int RunInspect(const InspectArgs& args) {
+  auto root = OpenDatasetRoot(args.uri);
+  if (!root.ok()) return Fail(root.status());
+  table::OpenOptions options{args.version, args.tag, args.branch};
+  auto dataset = table::Dataset::Open(*root, options);
+  if (!dataset.ok()) return Fail(dataset.status());
+  const table::Dataset& ds = **dataset;
+  auto tags = table::ListTags(**root);
+  if (!tags.ok()) return Fail(tags.status());
+  auto branches = table::ListBranches(**root);
+  if (!branches.ok()) return Fail(branches.status());
+  table::TableStats stats = ds.Stats();
+  std::vector<table::IndexInfo> indices = ds.Indices();
+
+  if (args.json) {
+    ordered_json out;
+    out["version"] = ds.version();
+    out["branch"] = ds.branch() ? ordered_json(*ds.branch()) : ordered_json(nullptr);
+    out["timestamp_millis"] = ds.TimestampMillis();
+    out["manifest_path"] = ds.version_ref().path;
+    out["manifest_size"] = ds.version_ref().size;
+    out["num_rows"] = stats.num_rows;
+    out["num_deleted_rows"] = stats.num_deleted_rows;
+    out["num_fragments"] = stats.num_fragments;
+    out["num_data_files"] = stats.num_data_files;
+    out["num_deletion_files"] = stats.num_deletion_files;
+    out["total_bytes"] = stats.total_bytes;
+    out["schema"] = format::ToJsonArrowSchema(ds.schema());
+    out["tags"] = TagsJson(*tags);
+    out["branches"] = BranchesJson(*branches);
+    ordered_json idx = ordered_json::array();
+    for (const table::IndexInfo& i : indices) {
+      idx.push_back({{"name", i.name},
+                     {"uuid", i.uuid},
+                     {"columns", i.columns},
+                     {"index_type", i.index_type},
+                     {"dataset_version", i.dataset_version}});
+    }
+    out["indices"] = std::move(idx);
+    out["data_storage_version"] = ds.DataStorageVersion();
+    out["reader_feature_flags"] = ds.ReaderFlags();
+    out["writer_feature_flags"] = ds.WriterFlags();
+    out["max_fragment_id"] = ds.manifest().has_max_fragment_id()
+                                 ? ordered_json(ds.manifest().max_fragment_id())
+                                 : ordered_json(nullptr);
+    const auto& wv = ds.manifest().writer_version();
+    out["writer"] = wv.library().empty() ? "" : wv.library() + " " + wv.version();
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("version:        {}{}\n", ds.version(),
+                           ds.branch() ? " (branch " + *ds.branch() + ")" : "");
+  std::cout << fmt::format("committed:      {}\n",
+                           FormatIso8601Millis(ds.TimestampMillis() * 1'000'000));
+  std::cout << fmt::format("manifest:       {} ({} bytes)\n", ds.version_ref().path,
+                           ds.version_ref().size);
+  std::cout << fmt::format("rows:           {} live, {} deleted\n", stats.num_rows,
+                           stats.num_deleted_rows);
+  std::cout << fmt::format("fragments:      {} ({} small), {} data files, {} deletion files\n",
+                           stats.num_fragments, stats.num_small_fragments, stats.num_data_files,
+                           stats.num_deletion_files);
+  std::cout << fmt::format("bytes:          {}\n", stats.total_bytes);
+  std::cout << fmt::format("storage format: lance {}\n", ds.DataStorageVersion());
+  std::cout << fmt::format("feature flags:  reader {}, writer {}\n",
+                           format::FeatureFlagNames(ds.ReaderFlags()),
+                           format::FeatureFlagNames(ds.WriterFlags()));
+  std::cout << "schema:\n";
+  std::function<void(const format::SchemaField&, int)> print = [&](const format::SchemaField& f,
+                                                                   int depth) {
+    std::cout << fmt::format("  {:{}}{}: {}{} (id {})\n", "", depth * 2, f.name, f.logical_type,
+                             f.nullable ? "" : " not null", f.id);
+    for (const format::SchemaField& c : f.children) print(c, depth + 1);
+  };
+  for (const format::SchemaField& f : ds.schema().fields) print(f, 0);
+  std::cout << fmt::format("indices:        {}\n", indices.empty() ? "none" : "");
+  for (const table::IndexInfo& i : indices) {
+    std::cout << fmt::format("  {} [{}] on {} ({})\n", i.name, i.index_type,
+                             fmt::join(i.columns, ", "), i.uuid);
+  }
+  std::cout << fmt::format("tags:           {}\n", tags->empty() ? "none" : "");
+  for (const auto& [name, t] : *tags) {
+    std::cout << fmt::format("  {} -> version {}{}\n", name, t.version,
+                             t.branch ? " on " + *t.branch : "");
+  }
+  std::cout << fmt::format("branches:       {}\n", branches->empty() ? "none" : "");
+  for (const auto& [name, b] : *branches) {
+    std::cout << fmt::format("  {} from {} version {}\n", name,
+                             b.parent_branch ? *b.parent_branch : "main", b.parent_version);
+  }
+  return 0;
+}
+
+int RunVersions(const std::string& uri, const std::optional<std::string>& branch, bool json) {
+  auto root = OpenDatasetRoot(uri);
+  if (!root.ok()) return Fail(root.status());
+  std::shared_ptr<ObjectStore> store = *root;
+  if (branch) {
+    auto b = table::Dataset::Open(*root, table::OpenOptions{std::nullopt, std::nullopt, branch});
+    if (!b.ok()) return Fail(b.status());
+    store = (*b)->store();
+  }
+  auto refs = table::ListVersionRefs(*store);
+  if (!refs.ok()) return Fail(refs.status());
+  ordered_json out = ordered_json::array();
+  for (const table::VersionRef& ref : *refs) {
+    auto loaded = table::LoadManifest(*store, ref);
+    if (!loaded.ok()) return Fail(loaded.status());
+    const auto& ts = loaded->file.manifest->timestamp();
+    int64_t millis = ts.seconds() * 1000 + ts.nanos() / 1'000'000;
+    if (json) {
+      out.push_back({{"version", ref.version},
+                     {"timestamp_millis", millis},
+                     {"manifest_path", ref.path},
+                     {"manifest_size", loaded->ref.size},
+                     {"naming", format::ManifestNamingName(ref.naming)}});
+    } else {
+      std::cout << fmt::format("{:>8}  {}  {:>8}  {}\n", ref.version,
+                               FormatIso8601Millis(millis * 1'000'000), loaded->ref.size, ref.path);
+    }
+  }
+  if (json) std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int RunRefs(const std::string& uri, bool branches, bool json) {
+  auto root = OpenDatasetRoot(uri);
+  if (!root.ok()) return Fail(root.status());
+  if (branches) {
+    auto list = table::ListBranches(**root);
+    if (!list.ok()) return Fail(list.status());
+    if (json) {
+      std::cout << BranchesJson(*list).dump(2) << "\n";
+    } else {
+      for (const auto& [name, b] : *list) {
+        std::cout << fmt::format("{}  from {} version {}\n", name,
+                                 b.parent_branch ? *b.parent_branch : "main", b.parent_version);
+      }
+    }
+    return 0;
+  }
+  auto list = table::ListTags(**root);
+  if (!list.ok()) return Fail(list.status());
+  if (json) {
+    std::cout << TagsJson(*list).dump(2) << "\n";
+  } else {
+    for (const auto& [name, t] : *list) {
+      std::cout << fmt::format("{}  version {}{}\n", name, t.version,
+                               t.branch ? " on " + *t.branch : "");
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddTableCommands(CLI::App& app, int* exit_code) {
+  CLI::App* table = app.add_subcommand("table", "Inspect a Lance dataset (a path or file:// URI)");
+  table->require_subcommand(1);
+
+  auto inspect_args = std::make_shared<InspectArgs>();
+  CLI::App* inspect = table->add_subcommand(
+      "inspect", "Version, schema, rows, fragments, bytes, indices, tags, branches, flags");
+  inspect->add_option("uri", inspect_args->uri, "dataset root")->required();
+  auto* version_opt = inspect->add_option("--version", inspect_args->version, "a version number");
+  auto* tag_opt = inspect->add_option("--tag", inspect_args->tag, "the version a tag points at");
+  version_opt->excludes(tag_opt);
+  inspect->add_option("--branch", inspect_args->branch, "a branch (its latest version by default)");
+  inspect->add_flag("--json", inspect_args->json, "one JSON object (documented in the README)");
+  inspect->callback([inspect_args, exit_code] { *exit_code = RunInspect(*inspect_args); });
+
+  auto uri = std::make_shared<std::string>();
+  auto branch = std::make_shared<std::optional<std::string>>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* versions = table->add_subcommand("versions", "List versions, oldest first");
+  versions->add_option("uri", *uri, "dataset root")->required();
+  versions->add_option("--branch", *branch, "a branch's versions");
+  versions->add_flag("--json", *json, "a JSON array");
+  versions->callback(
+      [uri, branch, json, exit_code] { *exit_code = RunVersions(*uri, *branch, *json); });
+
+  CLI::App* tags = table->add_subcommand("tags", "List tags");
+  tags->add_option("uri", *uri, "dataset root")->required();
+  tags->add_flag("--json", *json, "a JSON object: name -> {version, branch, manifest_size}");
+  tags->callback([uri, json, exit_code] { *exit_code = RunRefs(*uri, false, *json); });
+
+  CLI::App* branches = table->add_subcommand("branches", "List branches");
+  branches->add_option("uri", *uri, "dataset root")->required();
+  branches->add_flag("--json", *json,
+                     "a JSON object: name -> {parent_branch, parent_version, create_at, "
+                     "manifest_size}");
+  branches->callback([uri, json, exit_code] { *exit_code = RunRefs(*uri, true, *json); });
+}
+
+}  // namespace quiver::cli

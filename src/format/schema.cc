@@ -1,0 +1,163 @@
+#include "format/schema.h"
+
+#include <charconv>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "format/lance_proto.h"
+
+namespace quiver::format {
+namespace {
+
+std::vector<std::string> SplitColon(const std::string& s) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t colon = s.find(':', start);
+    parts.push_back(s.substr(start, colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return parts;
+}
+
+int64_t ToInt(const std::string& s) {
+  int64_t v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+// Maps a scalar Lance logical type to a JsonArrowDataType name (+ length); empty if unknown.
+nlohmann::json ScalarType(const std::string& logical) {
+  static const std::unordered_map<std::string, std::string> kSimple = {
+      {"null", "null"},
+      {"bool", "bool"},
+      {"int8", "int8"},
+      {"uint8", "uint8"},
+      {"int16", "int16"},
+      {"uint16", "uint16"},
+      {"int32", "int32"},
+      {"uint32", "uint32"},
+      {"int64", "int64"},
+      {"uint64", "uint64"},
+      {"halffloat", "float16"},
+      {"float", "float32"},
+      {"double", "float64"},
+      {"string", "utf8"},
+      {"large_string", "large_utf8"},
+      {"binary", "binary"},
+      {"large_binary", "large_binary"},
+      {"json", "large_binary"},
+      {"date32:day", "date32"},
+      {"date64:ms", "date64"},
+      {"lance.bfloat16", "float16"},
+  };
+  auto it = kSimple.find(logical);
+  if (it != kSimple.end()) return nlohmann::json{{"type", it->second}};
+  std::vector<std::string> parts = SplitColon(logical);
+  const std::string& head = parts[0];
+  if (head == "timestamp" || head == "duration" || head == "time32" || head == "time64") {
+    return nlohmann::json{{"type", head}};
+  }
+  if (head == "decimal" && parts.size() == 4) {
+    return nlohmann::json{{"type", "decimal" + parts[1]},
+                          {"length", ToInt(parts[2]) * 1000 + ToInt(parts[3])}};
+  }
+  if (head == "fixed_size_binary" && parts.size() == 2) {
+    return nlohmann::json{{"type", "fixed_size_binary"}, {"length", ToInt(parts[1])}};
+  }
+  if (head == "dict" && parts.size() >= 2) return ScalarType(parts[1]);  // unwrapped to values
+  return nlohmann::json{{"type", logical}};
+}
+
+}  // namespace
+
+Result<Schema> SchemaFromManifest(const lance::table::Manifest& manifest, const std::string& what) {
+  Schema schema;
+  for (const auto& [k, v] : manifest.schema_metadata()) schema.metadata[k] = v;
+  // Fields arrive flattened in pre-order; attach each to its parent by id. Pointers into the
+  // tree stay valid because a parent's children vector only grows while none of its
+  // descendants are referenced (pre-order).
+  std::unordered_map<int32_t, std::vector<int32_t>> path_of;  // id -> indices from the top
+  std::unordered_set<int32_t> seen;
+  for (const lance::file::Field& f : manifest.fields()) {
+    if (!seen.insert(f.id()).second) {
+      return Status::Corruption(fmt::format("{}: field id {} appears twice", what, f.id()));
+    }
+    SchemaField field;
+    field.id = f.id();
+    field.parent_id = f.parent_id();
+    field.name = f.name();
+    field.logical_type = f.logical_type();
+    field.nullable = f.nullable();
+    for (const auto& [k, v] : f.metadata()) field.metadata[k] = v;
+    schema.max_field_id = std::max(schema.max_field_id, f.id());
+    ++schema.num_fields_total;
+    if (f.parent_id() < 0) {
+      path_of[f.id()] = {static_cast<int32_t>(schema.fields.size())};
+      schema.fields.push_back(std::move(field));
+      continue;
+    }
+    auto parent = path_of.find(f.parent_id());
+    if (parent == path_of.end()) {
+      return Status::Corruption(
+          fmt::format("{}: field '{}' (id {}) names parent {} which does not precede it", what,
+                      f.name(), f.id(), f.parent_id()));
+    }
+    SchemaField* node = &schema.fields[static_cast<size_t>(parent->second[0])];
+    for (size_t i = 1; i < parent->second.size(); ++i) {
+      node = &node->children[static_cast<size_t>(parent->second[i])];
+    }
+    std::vector<int32_t> path = parent->second;
+    path.push_back(static_cast<int32_t>(node->children.size()));
+    path_of[f.id()] = std::move(path);
+    node->children.push_back(std::move(field));
+  }
+  return schema;
+}
+
+nlohmann::json ToJsonArrowType(const SchemaField& field) {
+  const std::string& logical = field.logical_type;
+  auto child_fields = [&field] {
+    nlohmann::json children = nlohmann::json::array();
+    for (const SchemaField& c : field.children) {
+      nlohmann::json cf = {
+          {"name", c.name}, {"type", ToJsonArrowType(c)}, {"nullable", c.nullable}};
+      if (!c.metadata.empty()) cf["metadata"] = c.metadata;
+      children.push_back(std::move(cf));
+    }
+    return children;
+  };
+  if (logical == "struct") return nlohmann::json{{"type", "struct"}, {"fields", child_fields()}};
+  if (logical == "list" || logical == "list.struct") {
+    return nlohmann::json{{"type", "list"}, {"fields", child_fields()}};
+  }
+  if (logical == "large_list" || logical == "large_list.struct") {
+    return nlohmann::json{{"type", "large_list"}, {"fields", child_fields()}};
+  }
+  if (logical.rfind("fixed_size_list:", 0) == 0) {
+    // fixed_size_list:<inner>:<n>; the inner type may itself contain ':' (e.g. timestamps).
+    size_t last = logical.rfind(':');
+    std::string inner = logical.substr(16, last - 16);
+    nlohmann::json item = {{"name", "item"}, {"type", ScalarType(inner)}, {"nullable", true}};
+    return nlohmann::json{{"type", "fixed_size_list"},
+                          {"fields", nlohmann::json::array({item})},
+                          {"length", ToInt(logical.substr(last + 1))}};
+  }
+  return ScalarType(logical);
+}
+
+nlohmann::json ToJsonArrowSchema(const Schema& schema) {
+  nlohmann::json fields = nlohmann::json::array();
+  for (const SchemaField& f : schema.fields) {
+    nlohmann::json jf = {{"name", f.name}, {"type", ToJsonArrowType(f)}, {"nullable", f.nullable}};
+    if (!f.metadata.empty()) jf["metadata"] = f.metadata;
+    fields.push_back(std::move(jf));
+  }
+  return nlohmann::json{{"fields", std::move(fields)}, {"metadata", schema.metadata}};
+}
+
+}  // namespace quiver::format

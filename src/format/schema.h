@@ -1,0 +1,48 @@
+// A dataset's schema as a typed field tree, built from the manifest's flattened Lance fields
+// (pre-order, children after parents by parent_id), and its conversion to the Namespace spec's
+// JsonArrowSchema.
+// Thread-safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "common/result.h"
+
+namespace lance::table {
+class Manifest;
+}
+
+namespace quiver::format {
+
+struct SchemaField {
+  int32_t id = 0;
+  int32_t parent_id = -1;
+  std::string name;
+  std::string logical_type;  // Lance's string: "int64", "fixed_size_list:float:8", "struct", ...
+  bool nullable = true;
+  std::map<std::string, std::string> metadata;
+  std::vector<SchemaField> children;
+};
+
+struct Schema {
+  std::vector<SchemaField> fields;  // top level, in manifest order
+  std::map<std::string, std::string> metadata;
+  size_t num_fields_total = 0;  // every field incl. nested
+  int32_t max_field_id = -1;
+};
+
+// Corruption (naming `what`) if a field's parent is missing or comes after it, or ids repeat.
+Result<Schema> SchemaFromManifest(const lance::table::Manifest& manifest, const std::string& what);
+
+// {"fields":[{"name":..,"type":{"type":"int64"},"nullable":true,"metadata":{..}}],"metadata":{}}
+// Type names follow the Rust converter (namespace-spec.md §6); a Lance logical type it cannot map
+// is emitted verbatim as the type name.
+nlohmann::json ToJsonArrowSchema(const Schema& schema);
+nlohmann::json ToJsonArrowType(const SchemaField& field);
+
+}  // namespace quiver::format

@@ -1,0 +1,145 @@
+#include "table/refs.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace quiver::table {
+namespace {
+
+Result<nlohmann::json> ParseObject(std::string_view text, const std::string& what) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::Corruption(fmt::format("{}: not a JSON object", what));
+  }
+  return j;
+}
+
+Result<uint64_t> RequiredUint(const nlohmann::json& j, const char* key, const std::string& what) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_unsigned()) {
+    return Status::Corruption(fmt::format("{}: '{}' must be a non-negative integer", what, key));
+  }
+  return it->get<uint64_t>();
+}
+
+std::optional<std::string> OptionalString(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+constexpr std::string_view kJsonSuffix = ".json";
+
+// Lists `dir` and parses each "<stem>.json" with `parse`.
+template <typename Info, typename Parse>
+Result<std::map<std::string, Info>> ListRefs(ObjectStore& root, std::string_view dir, Parse parse,
+                                             bool decode_branch) {
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> all, root.ListAll(dir));
+  std::map<std::string, Info> out;
+  for (const ObjectMeta& meta : all) {
+    std::string_view name(meta.key);
+    name.remove_prefix(dir.size());
+    if (name.find('/') != std::string_view::npos || name.size() <= kJsonSuffix.size() ||
+        name.substr(name.size() - kJsonSuffix.size()) != kJsonSuffix) {
+      continue;
+    }
+    std::string stem(name.substr(0, name.size() - kJsonSuffix.size()));
+    QV_ASSIGN_OR_RETURN(GetResult got, root.Get(meta.key));
+    QV_ASSIGN_OR_RETURN(Info info, parse(got.data, meta.key));
+    out.emplace(decode_branch ? DecodeBranchFileName(stem) : stem, std::move(info));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<TagInfo> ParseTagJson(std::string_view text, const std::string& what) {
+  QV_ASSIGN_OR_RETURN(nlohmann::json j, ParseObject(text, what));
+  TagInfo tag;
+  QV_ASSIGN_OR_RETURN(tag.version, RequiredUint(j, "version", what));
+  QV_ASSIGN_OR_RETURN(tag.manifest_size, RequiredUint(j, "manifestSize", what));
+  tag.branch = OptionalString(j, "branch");
+  tag.created_at = OptionalString(j, "createdAt");
+  tag.updated_at = OptionalString(j, "updatedAt");
+  return tag;
+}
+
+Result<BranchInfo> ParseBranchJson(std::string_view text, const std::string& what) {
+  QV_ASSIGN_OR_RETURN(nlohmann::json j, ParseObject(text, what));
+  BranchInfo branch;
+  QV_ASSIGN_OR_RETURN(branch.parent_version, RequiredUint(j, "parentVersion", what));
+  QV_ASSIGN_OR_RETURN(branch.manifest_size, RequiredUint(j, "manifestSize", what));
+  branch.parent_branch = OptionalString(j, "parentBranch");
+  auto created = j.find("createAt");
+  if (created != j.end() && created->is_number_integer())
+    branch.create_at = created->get<int64_t>();
+  return branch;
+}
+
+Result<std::map<std::string, TagInfo>> ListTags(ObjectStore& root) {
+  return ListRefs<TagInfo>(root, kTagsDir, ParseTagJson, /*decode_branch=*/false);
+}
+
+Result<std::map<std::string, BranchInfo>> ListBranches(ObjectStore& root) {
+  return ListRefs<BranchInfo>(root, kBranchesDir, ParseBranchJson, /*decode_branch=*/true);
+}
+
+Result<TagInfo> GetTag(ObjectStore& root, const std::string& name) {
+  std::string key = std::string(kTagsDir) + name + std::string(kJsonSuffix);
+  auto got = root.Get(key);
+  if (!got.ok()) {
+    if (got.status().IsNotFound() || got.status().IsInvalidInput()) {
+      return Status(StatusCode::kTableTagNotFound, fmt::format("tag '{}' does not exist", name));
+    }
+    return got.status();
+  }
+  return ParseTagJson(got->data, key);
+}
+
+Result<BranchInfo> GetBranch(ObjectStore& root, const std::string& name) {
+  std::string key =
+      std::string(kBranchesDir) + EncodeBranchFileName(name) + std::string(kJsonSuffix);
+  auto got = root.Get(key);
+  if (!got.ok()) {
+    if (got.status().IsNotFound() || got.status().IsInvalidInput()) {
+      return Status(StatusCode::kTableBranchNotFound,
+                    fmt::format("branch '{}' does not exist", name));
+    }
+    return got.status();
+  }
+  return ParseBranchJson(got->data, key);
+}
+
+std::string EncodeBranchFileName(std::string_view branch) {
+  std::string out;
+  for (char c : branch) {
+    if (c == '/') {
+      out += "%2F";
+    } else if (c == '%') {
+      out += "%25";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string DecodeBranchFileName(std::string_view stem) {
+  std::string out;
+  for (size_t i = 0; i < stem.size(); ++i) {
+    if (stem[i] == '%' && i + 2 < stem.size() + 0 && stem.substr(i, 3) == "%2F") {
+      out += '/';
+      i += 2;
+    } else if (stem[i] == '%' && stem.substr(i, 3) == "%25") {
+      out += '%';
+      i += 2;
+    } else {
+      out += stem[i];
+    }
+  }
+  return out;
+}
+
+std::string BranchRootKey(std::string_view branch) { return "tree/" + std::string(branch); }
+
+}  // namespace quiver::table

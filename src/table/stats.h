@@ -1,0 +1,63 @@
+// Table statistics computed from a manifest alone (no data file is read): the spec's
+// GetTableStats fields plus the counts `quiver table inspect` prints.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "format/schema.h"
+
+namespace lance::table {
+class Manifest;
+class IndexSection;
+}  // namespace lance::table
+
+namespace quiver::table {
+
+// Fragments with fewer live rows than this count as "small" (LanceDB's threshold).
+inline constexpr uint64_t kSmallFragmentRows = 100'000;
+
+struct FragmentLengths {  // live rows per fragment; all 0 when there are no fragments
+  uint64_t min = 0;
+  uint64_t max = 0;
+  double mean = 0;
+  uint64_t p25 = 0;
+  uint64_t p50 = 0;
+  uint64_t p75 = 0;
+  uint64_t p99 = 0;
+};
+
+struct TableStats {
+  uint64_t num_rows = 0;  // physical rows minus deleted rows
+  uint64_t num_deleted_rows = 0;
+  uint64_t num_fragments = 0;
+  uint64_t num_small_fragments = 0;
+  uint64_t num_data_files = 0;
+  uint64_t num_deletion_files = 0;
+  uint64_t total_bytes = 0;  // sum of data file sizes recorded in the manifest
+  uint64_t num_indices = 0;  // distinct index names (user indices; system ones excluded)
+  FragmentLengths lengths;
+};
+
+TableStats ComputeStats(const lance::table::Manifest& manifest,
+                        const lance::table::IndexSection* indices);
+
+struct IndexInfo {
+  std::string name;
+  std::string uuid;  // hyphenated
+  std::vector<int32_t> field_ids;
+  std::vector<std::string> columns;  // dotted field paths
+  std::string index_type;  // "BTREE", "BITMAP", "LABEL_LIST", "INVERTED", "VECTOR", or the URL
+  uint64_t dataset_version = 0;
+};
+
+// One entry per index segment, in manifest order.
+std::vector<IndexInfo> ListIndices(const lance::table::IndexSection* indices,
+                                   const format::Schema& schema);
+
+// "550e8400-e29b-41d4-a716-446655440000" from 16 raw bytes (hex of whatever length otherwise).
+std::string FormatUuidBytes(const std::string& bytes);
+
+}  // namespace quiver::table

@@ -1,0 +1,44 @@
+// Versions of a Lance dataset: resolving the latest one, locating a given one, listing them all
+// (lance-table-format.md §1.1-1.3). Works on a store rooted at the dataset (or branch) root.
+//
+// Latest = the first valid V2 name of the first `_versions/` listing page (V2 names sort newest
+// first), so opening the latest version costs one LIST page and one GET; a V1 dataset needs the
+// whole listing (max). Mixing V1 and V2 names in one directory is refused, as Lance does.
+// Thread-safety: functions are reentrant; the store must be thread-safe (all are).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "format/manifest_file.h"
+#include "format/manifest_names.h"
+#include "store/object_store.h"
+
+namespace quiver::table {
+
+struct VersionRef {
+  uint64_t version = 0;
+  format::ManifestNaming naming = format::ManifestNaming::kV2;
+  std::string path;  // "_versions/<name>"
+  uint64_t size = 0;
+  std::string etag;
+};
+
+// The latest non-detached version; TableNotFound if `_versions/` holds no manifest.
+Result<VersionRef> ResolveLatestVersion(ObjectStore& store);
+// Every non-detached version, oldest first.
+Result<std::vector<VersionRef>> ListVersionRefs(ObjectStore& store);
+
+// Reads and decodes the manifest of `version` (V2 name first, then V1); TableVersionNotFound if
+// neither exists.
+struct LoadedManifest {
+  VersionRef ref;
+  format::ManifestFile file;
+};
+Result<LoadedManifest> LoadVersion(ObjectStore& store, uint64_t version);
+Result<LoadedManifest> LoadManifest(ObjectStore& store, const VersionRef& ref);
+
+}  // namespace quiver::table

@@ -1,0 +1,91 @@
+#include "format/schema.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "format/lance_proto.h"
+
+namespace quiver::format {
+namespace {
+
+void AddField(lance::table::Manifest& m, int32_t id, int32_t parent, const std::string& name,
+              const std::string& logical, bool nullable = true) {
+  auto* f = m.add_fields();
+  f->set_id(id);
+  f->set_parent_id(parent);
+  f->set_name(name);
+  f->set_logical_type(logical);
+  f->set_nullable(nullable);
+}
+
+TEST(SchemaTest, BuildsTheTreeFromPreOrderFields) {
+  lance::table::Manifest m;
+  AddField(m, 0, -1, "id", "int64", false);
+  AddField(m, 1, -1, "s", "struct");
+  AddField(m, 2, 1, "a", "string");
+  AddField(m, 3, 1, "l", "list");
+  AddField(m, 4, 3, "item", "double");
+  AddField(m, 5, -1, "vec", "fixed_size_list:float:8");
+  (*m.mutable_schema_metadata())["k"] = "v";
+  auto schema = SchemaFromManifest(m, "m");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  ASSERT_EQ(schema->fields.size(), 3u);
+  EXPECT_EQ(schema->num_fields_total, 6u);
+  EXPECT_EQ(schema->max_field_id, 5);
+  ASSERT_EQ(schema->fields[1].children.size(), 2u);
+  EXPECT_EQ(schema->fields[1].children[1].children[0].name, "item");
+  EXPECT_EQ(schema->metadata.at("k"), "v");
+
+  nlohmann::json j = ToJsonArrowSchema(*schema);
+  EXPECT_EQ(j["fields"][0]["type"]["type"], "int64");
+  EXPECT_EQ(j["fields"][0]["nullable"], false);
+  EXPECT_EQ(j["fields"][1]["type"]["type"], "struct");
+  EXPECT_EQ(j["fields"][1]["type"]["fields"][0]["type"]["type"], "utf8");
+  EXPECT_EQ(j["fields"][1]["type"]["fields"][1]["type"]["type"], "list");
+  EXPECT_EQ(j["fields"][1]["type"]["fields"][1]["type"]["fields"][0]["type"]["type"], "float64");
+  EXPECT_EQ(j["fields"][2]["type"]["type"], "fixed_size_list");
+  EXPECT_EQ(j["fields"][2]["type"]["length"], 8);
+  EXPECT_EQ(j["fields"][2]["type"]["fields"][0]["type"]["type"], "float32");
+  EXPECT_EQ(j["metadata"]["k"], "v");
+}
+
+TEST(SchemaTest, MapsLogicalTypesToJsonArrowNames) {
+  struct Case {
+    const char* logical;
+    const char* type;
+    int64_t length;  // -1: none
+  };
+  const Case cases[] = {{"bool", "bool", -1},
+                        {"halffloat", "float16", -1},
+                        {"double", "float64", -1},
+                        {"large_string", "large_utf8", -1},
+                        {"date32:day", "date32", -1},
+                        {"timestamp:us:UTC", "timestamp", -1},
+                        {"decimal:128:10:2", "decimal128", 10002},
+                        {"fixed_size_binary:16", "fixed_size_binary", 16},
+                        {"dict:string:int32:false", "utf8", -1}};
+  for (const Case& c : cases) {
+    SchemaField f;
+    f.logical_type = c.logical;
+    nlohmann::json t = ToJsonArrowType(f);
+    EXPECT_EQ(t["type"], c.type) << c.logical;
+    if (c.length >= 0) {
+      EXPECT_EQ(t["length"], c.length) << c.logical;
+    } else {
+      EXPECT_FALSE(t.contains("length")) << c.logical;
+    }
+  }
+}
+
+TEST(SchemaTest, RejectsOrphansAndDuplicateIds) {
+  lance::table::Manifest orphan;
+  AddField(orphan, 0, 7, "child", "int32");
+  EXPECT_EQ(SchemaFromManifest(orphan, "m").status().subcode(), Subcode::kCorruption);
+  lance::table::Manifest dup;
+  AddField(dup, 0, -1, "a", "int32");
+  AddField(dup, 0, -1, "b", "int32");
+  EXPECT_EQ(SchemaFromManifest(dup, "m").status().subcode(), Subcode::kCorruption);
+}
+
+}  // namespace
+}  // namespace quiver::format
