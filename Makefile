@@ -19,6 +19,7 @@ SOURCES = $(shell git ls-files '*.cc' '*.h' 2>/dev/null || find src tests bench 
 
 deps:
 	./scripts/install-deps.sh
+	./scripts/install-interop.sh
 
 build: deps
 	cmake -S . -B build $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -16,6 +16,11 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 
+# Node.js + npm drive the real LanceDB in tests/interop. Machines that already have a node
+# (e.g. from NodeSource) keep it; otherwise Debian's nodejs (18) and npm are installed.
+if ! command -v node >/dev/null 2>&1; then PACKAGES+=(nodejs); fi
+if ! command -v npm >/dev/null 2>&1; then PACKAGES+=(npm); fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
