@@ -13,6 +13,7 @@
 #include "store/store_uri.h"
 #include "table/dataset.h"
 #include "table/refs.h"
+#include "table/tags.h"
 #include "table/versions.h"
 
 namespace quiver::cli {
@@ -214,6 +215,64 @@ int RunRefs(const std::string& uri, bool branches, bool json) {
   return 0;
 }
 
+struct TagArgs {
+  std::string uri;
+  std::string name;
+  std::optional<uint64_t> version;
+  std::optional<std::string> branch;
+};
+
+// create / update: the tag points at --version (default: the latest) of --branch (default: main).
+int RunTagWrite(const TagArgs& args, bool update) {
+  auto root = OpenDatasetRoot(args.uri);
+  if (!root.ok()) return Fail(root.status());
+  table::TagTarget target{0, args.branch};
+  if (args.version) {
+    target.version = *args.version;
+  } else {
+    auto latest =
+        table::Dataset::Open(*root, table::OpenOptions{std::nullopt, std::nullopt, args.branch});
+    if (!latest.ok()) return Fail(latest.status());
+    target.version = (*latest)->version();
+  }
+  auto tag = update ? table::UpdateTag(**root, args.name, target)
+                    : table::CreateTag(**root, args.name, target);
+  if (!tag.ok()) return Fail(tag.status());
+  std::cout << fmt::format("tag '{}' -> version {}{}\n", args.name, tag->version,
+                           tag->branch ? " on " + *tag->branch : "");
+  return 0;
+}
+
+int RunTagDelete(const TagArgs& args) {
+  auto root = OpenDatasetRoot(args.uri);
+  if (!root.ok()) return Fail(root.status());
+  Status s = table::DeleteTag(**root, args.name);
+  if (!s.ok()) return Fail(s);
+  std::cout << fmt::format("tag '{}' deleted\n", args.name);
+  return 0;
+}
+
+void AddTagCommands(CLI::App& table, int* exit_code) {
+  CLI::App* tag = table.add_subcommand("tag", "Create, move or delete a tag (Lance 8.0 format)");
+  tag->require_subcommand(1);
+  for (const char* verb : {"create", "update"}) {
+    auto args = std::make_shared<TagArgs>();
+    bool update = std::string(verb) == "update";
+    CLI::App* cmd = tag->add_subcommand(
+        verb, update ? "Point an existing tag at another version" : "Create a new tag");
+    cmd->add_option("uri", args->uri, "dataset root")->required();
+    cmd->add_option("name", args->name, "tag name")->required();
+    cmd->add_option("--version", args->version, "the version to tag (default: the latest)");
+    cmd->add_option("--branch", args->branch, "the version is on this branch (default: main)");
+    cmd->callback([args, update, exit_code] { *exit_code = RunTagWrite(*args, update); });
+  }
+  auto del_args = std::make_shared<TagArgs>();
+  CLI::App* del = tag->add_subcommand("delete", "Delete a tag (the version stays)");
+  del->add_option("uri", del_args->uri, "dataset root")->required();
+  del->add_option("name", del_args->name, "tag name")->required();
+  del->callback([del_args, exit_code] { *exit_code = RunTagDelete(*del_args); });
+}
+
 }  // namespace
 
 void AddTableCommands(CLI::App& app, int* exit_code) {
@@ -252,6 +311,8 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
                      "a JSON object: name -> {parent_branch, parent_version, create_at, "
                      "manifest_size}");
   branches->callback([uri, json, exit_code] { *exit_code = RunRefs(*uri, true, *json); });
+
+  AddTagCommands(*table, exit_code);
 }
 
 }  // namespace quiver::cli

@@ -84,30 +84,38 @@ Result<std::map<std::string, BranchInfo>> ListBranches(ObjectStore& root) {
   return ListRefs<BranchInfo>(root, kBranchesDir, ParseBranchJson, /*decode_branch=*/true);
 }
 
-Result<TagInfo> GetTag(ObjectStore& root, const std::string& name) {
-  std::string key = std::string(kTagsDir) + name + std::string(kJsonSuffix);
+namespace {
+
+// Reads and parses one ref file; a missing (or unaddressable) one is `missing_code`.
+template <typename Info, typename Parse>
+Result<Info> GetRef(ObjectStore& root, const std::string& key, StatusCode missing_code,
+                    const std::string& missing_message, Parse parse) {
   auto got = root.Get(key);
   if (!got.ok()) {
     if (got.status().IsNotFound() || got.status().IsInvalidInput()) {
-      return Status(StatusCode::kTableTagNotFound, fmt::format("tag '{}' does not exist", name));
+      return Status(missing_code, missing_message);
     }
     return got.status();
   }
-  return ParseTagJson(got->data, key);
+  return parse(got->data, key);
+}
+
+}  // namespace
+
+std::string TagKey(std::string_view name) {
+  return std::string(kTagsDir) + std::string(name) + std::string(kJsonSuffix);
+}
+
+Result<TagInfo> GetTag(ObjectStore& root, const std::string& name) {
+  return GetRef<TagInfo>(root, TagKey(name), StatusCode::kTableTagNotFound,
+                         fmt::format("tag '{}' does not exist", name), ParseTagJson);
 }
 
 Result<BranchInfo> GetBranch(ObjectStore& root, const std::string& name) {
-  std::string key =
-      std::string(kBranchesDir) + EncodeBranchFileName(name) + std::string(kJsonSuffix);
-  auto got = root.Get(key);
-  if (!got.ok()) {
-    if (got.status().IsNotFound() || got.status().IsInvalidInput()) {
-      return Status(StatusCode::kTableBranchNotFound,
-                    fmt::format("branch '{}' does not exist", name));
-    }
-    return got.status();
-  }
-  return ParseBranchJson(got->data, key);
+  return GetRef<BranchInfo>(
+      root, std::string(kBranchesDir) + EncodeBranchFileName(name) + std::string(kJsonSuffix),
+      StatusCode::kTableBranchNotFound, fmt::format("branch '{}' does not exist", name),
+      ParseBranchJson);
 }
 
 std::string EncodeBranchFileName(std::string_view branch) {

@@ -38,6 +38,8 @@ Result<BranchInfo> ParseBranchJson(std::string_view json, const std::string& wha
 // `root` is the dataset's root store (never a branch's tree/).
 Result<std::map<std::string, TagInfo>> ListTags(ObjectStore& root);
 Result<TagInfo> GetTag(ObjectStore& root, const std::string& name);  // TableTagNotFound
+// "_refs/tags/<name>.json".
+std::string TagKey(std::string_view name);
 Result<std::map<std::string, BranchInfo>> ListBranches(ObjectStore& root);
 Result<BranchInfo> GetBranch(ObjectStore& root, const std::string& name);  // TableBranchNotFound
 
