@@ -6,22 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "cli/cli_util.h"
 #include "common/clock.h"
-#include "store/store_uri.h"
 
 namespace quiver::cli {
 namespace {
-
-int Fail(const Status& status) {
-  std::fprintf(stderr, "quiver: error: %s\n", status.ToString().c_str());
-  return 1;
-}
-
-Result<std::shared_ptr<ObjectStore>> OpenExisting(const std::string& uri) {
-  OpenStoreOptions options;
-  options.create_if_missing = false;  // a typo in a path must not create a directory
-  return OpenStore(uri, options);
-}
 
 struct LsArgs {
   std::string uri;
@@ -32,7 +21,7 @@ struct LsArgs {
 };
 
 int RunLs(const LsArgs& args) {
-  auto store = OpenExisting(args.uri);
+  auto store = OpenExistingStore(args.uri);
   if (!store.ok()) return Fail(store.status());
   ListOptions options;
   options.prefix = args.prefix;
@@ -58,7 +47,7 @@ int RunLs(const LsArgs& args) {
 }
 
 int RunStat(const std::string& uri, const std::string& key) {
-  auto store = OpenExisting(uri);
+  auto store = OpenExistingStore(uri);
   if (!store.ok()) return Fail(store.status());
   auto meta = (*store)->Head(key);
   if (!meta.ok()) return Fail(meta.status());
@@ -70,7 +59,7 @@ int RunStat(const std::string& uri, const std::string& key) {
 }
 
 int RunCat(const std::string& uri, const std::string& key) {
-  auto store = OpenExisting(uri);
+  auto store = OpenExistingStore(uri);
   if (!store.ok()) return Fail(store.status());
   auto got = (*store)->Get(key);
   if (!got.ok()) return Fail(got.status());
@@ -79,7 +68,7 @@ int RunCat(const std::string& uri, const std::string& key) {
 }
 
 int RunSweep(const std::string& uri, double min_age_seconds) {
-  auto store = OpenExisting(uri);
+  auto store = OpenExistingStore(uri);
   if (!store.ok()) return Fail(store.status());
   auto min_age =
       std::chrono::duration_cast<Duration>(std::chrono::duration<double>(min_age_seconds));

@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_util.h"
 #include "common/clock.h"
 #include "format/feature_flags.h"
 #include "format/lance_proto.h"
 #include "format/manifest_names.h"
-#include "store/store_uri.h"
 #include "table/dataset.h"
 #include "table/refs.h"
 #include "table/tags.h"
@@ -20,17 +20,6 @@ namespace quiver::cli {
 namespace {
 
 using nlohmann::ordered_json;
-
-int Fail(const Status& status) {
-  std::fprintf(stderr, "quiver: error: %s\n", status.ToString().c_str());
-  return 1;
-}
-
-Result<std::shared_ptr<ObjectStore>> OpenDatasetRoot(const std::string& uri) {
-  OpenStoreOptions options;
-  options.create_if_missing = false;
-  return OpenStore(uri, options);
-}
 
 struct InspectArgs {
   std::string uri;
@@ -63,7 +52,7 @@ ordered_json BranchesJson(const std::map<std::string, table::BranchInfo>& branch
 }
 
 int RunInspect(const InspectArgs& args) {
-  auto root = OpenDatasetRoot(args.uri);
+  auto root = OpenExistingStore(args.uri);
   if (!root.ok()) return Fail(root.status());
   table::OpenOptions options{args.version, args.tag, args.branch};
   auto dataset = table::Dataset::Open(*root, options);
@@ -155,13 +144,13 @@ int RunInspect(const InspectArgs& args) {
 }
 
 int RunVersions(const std::string& uri, const std::optional<std::string>& branch, bool json) {
-  auto root = OpenDatasetRoot(uri);
+  auto root = OpenExistingStore(uri);
   if (!root.ok()) return Fail(root.status());
   std::shared_ptr<ObjectStore> store = *root;
   if (branch) {
-    auto b = table::Dataset::Open(*root, table::OpenOptions{std::nullopt, std::nullopt, branch});
-    if (!b.ok()) return Fail(b.status());
-    store = (*b)->store();
+    auto branch_store = table::OpenBranchStore(*root, *branch);
+    if (!branch_store.ok()) return Fail(branch_store.status());
+    store = *branch_store;
   }
   auto refs = table::ListVersionRefs(*store);
   if (!refs.ok()) return Fail(refs.status());
@@ -187,7 +176,7 @@ int RunVersions(const std::string& uri, const std::optional<std::string>& branch
 }
 
 int RunRefs(const std::string& uri, bool branches, bool json) {
-  auto root = OpenDatasetRoot(uri);
+  auto root = OpenExistingStore(uri);
   if (!root.ok()) return Fail(root.status());
   if (branches) {
     auto list = table::ListBranches(**root);
@@ -224,7 +213,7 @@ struct TagArgs {
 
 // create / update: the tag points at --version (default: the latest) of --branch (default: main).
 int RunTagWrite(const TagArgs& args, bool update) {
-  auto root = OpenDatasetRoot(args.uri);
+  auto root = OpenExistingStore(args.uri);
   if (!root.ok()) return Fail(root.status());
   table::TagTarget target{0, args.branch};
   if (args.version) {
@@ -235,8 +224,8 @@ int RunTagWrite(const TagArgs& args, bool update) {
     if (!latest.ok()) return Fail(latest.status());
     target.version = (*latest)->version();
   }
-  auto tag = update ? table::UpdateTag(**root, args.name, target)
-                    : table::CreateTag(**root, args.name, target);
+  auto tag = update ? table::UpdateTag(*root, args.name, target)
+                    : table::CreateTag(*root, args.name, target);
   if (!tag.ok()) return Fail(tag.status());
   std::cout << fmt::format("tag '{}' -> version {}{}\n", args.name, tag->version,
                            tag->branch ? " on " + *tag->branch : "");
@@ -244,9 +233,9 @@ int RunTagWrite(const TagArgs& args, bool update) {
 }
 
 int RunTagDelete(const TagArgs& args) {
-  auto root = OpenDatasetRoot(args.uri);
+  auto root = OpenExistingStore(args.uri);
   if (!root.ok()) return Fail(root.status());
-  Status s = table::DeleteTag(**root, args.name);
+  Status s = table::DeleteTag(*root, args.name);
   if (!s.ok()) return Fail(s);
   std::cout << fmt::format("tag '{}' deleted\n", args.name);
   return 0;

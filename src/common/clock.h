@@ -53,5 +53,7 @@ class ManualClock final : public Clock {
 
 // "2026-11-29T06:55:30.123Z" (UTC, millisecond precision).
 std::string FormatIso8601Millis(int64_t unix_nanos);
+// "2026-11-29T06:55:30.123456789Z" (RFC 3339 UTC, nanosecond precision, as Lance writes it).
+std::string FormatRfc3339Nanos(int64_t unix_nanos);
 
 }  // namespace quiver

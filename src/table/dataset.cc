@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "format/lance_proto.h"
-#include "store/prefix_store.h"
 #include "table/refs.h"
 
 namespace quiver::table {
@@ -27,13 +26,7 @@ Result<std::shared_ptr<const Dataset>> Dataset::Open(std::shared_ptr<ObjectStore
   }
   std::shared_ptr<ObjectStore> store = root;
   if (branch) {
-    QV_RETURN_IF_ERROR(GetBranch(*root, *branch).status());
-    auto prefixed = PrefixStore::Make(root, BranchRootKey(*branch));
-    if (!prefixed.ok()) {
-      return Status(StatusCode::kTableBranchNotFound,
-                    fmt::format("branch '{}': {}", *branch, prefixed.status().message()));
-    }
-    store = *prefixed;
+    QV_ASSIGN_OR_RETURN(store, OpenBranchStore(root, *branch));
   }
   LoadedManifest loaded;
   if (version) {

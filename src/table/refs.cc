@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "store/prefix_store.h"
+
 namespace quiver::table {
 namespace {
 
@@ -149,5 +151,16 @@ std::string DecodeBranchFileName(std::string_view stem) {
 }
 
 std::string BranchRootKey(std::string_view branch) { return "tree/" + std::string(branch); }
+
+Result<std::shared_ptr<ObjectStore>> OpenBranchStore(const std::shared_ptr<ObjectStore>& root,
+                                                     const std::string& branch) {
+  QV_RETURN_IF_ERROR(GetBranch(*root, branch).status());
+  auto prefixed = PrefixStore::Make(root, BranchRootKey(branch));
+  if (!prefixed.ok()) {
+    return Status(StatusCode::kTableBranchNotFound,
+                  fmt::format("branch '{}': {}", branch, prefixed.status().message()));
+  }
+  return std::shared_ptr<ObjectStore>(*prefixed);
+}
 
 }  // namespace quiver::table

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -48,5 +49,9 @@ std::string EncodeBranchFileName(std::string_view branch);
 std::string DecodeBranchFileName(std::string_view file_stem);
 // "tree/<branch>" (branch names with '/' become nested directories, as in Lance).
 std::string BranchRootKey(std::string_view branch);
+// A view of `root` rooted at the branch's tree/<branch>/ (TableBranchNotFound if the branch has
+// no ref file or its name cannot be a key).
+Result<std::shared_ptr<ObjectStore>> OpenBranchStore(const std::shared_ptr<ObjectStore>& root,
+                                                     const std::string& branch);
 
 }  // namespace quiver::table

@@ -1,29 +1,22 @@
 #include "table/tags.h"
 
-#include <ctime>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "format/lance_proto.h"
-#include "store/prefix_store.h"
 #include "table/versions.h"
 
 namespace quiver::table {
 namespace {
 
 // The manifest size of `target`, which must exist (on its branch).
-Result<uint64_t> TargetManifestSize(ObjectStore& root, const TagTarget& target) {
-  std::shared_ptr<ObjectStore> store;
-  ObjectStore* where = &root;
+Result<uint64_t> TargetManifestSize(const std::shared_ptr<ObjectStore>& root,
+                                    const TagTarget& target) {
+  std::shared_ptr<ObjectStore> store = root;
   if (target.branch) {
-    QV_RETURN_IF_ERROR(GetBranch(root, *target.branch).status());
-    // A non-owning view of `root` for the prefix decorator.
-    std::shared_ptr<ObjectStore> borrowed(&root, [](ObjectStore*) {});
-    QV_ASSIGN_OR_RETURN(store, PrefixStore::Make(borrowed, BranchRootKey(*target.branch)));
-    where = store.get();
+    QV_ASSIGN_OR_RETURN(store, OpenBranchStore(root, *target.branch));
   }
-  QV_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadVersion(*where, target.version));
+  QV_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadVersion(*store, target.version));
   return loaded.ref.size;
 }
 
@@ -39,20 +32,6 @@ std::string TagJson(const TagInfo& tag, const nlohmann::ordered_json& metadata) 
 }
 
 }  // namespace
-
-std::string FormatRfc3339Nanos(int64_t unix_nanos) {
-  int64_t secs = unix_nanos / 1'000'000'000;
-  int64_t nanos = unix_nanos % 1'000'000'000;
-  if (nanos < 0) {
-    nanos += 1'000'000'000;
-    secs -= 1;
-  }
-  time_t t = static_cast<time_t>(secs);
-  tm utc;
-  gmtime_r(&t, &utc);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:09}Z", utc.tm_year + 1900,
-                     utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, nanos);
-}
 
 Status ValidateTagName(std::string_view name) {
   auto bad = [&](std::string_view why) {
@@ -72,15 +51,15 @@ Status ValidateTagName(std::string_view name) {
   return Status::OK();
 }
 
-Result<TagInfo> CreateTag(ObjectStore& root, const std::string& name, const TagTarget& target,
-                          const Clock* clock) {
+Result<TagInfo> CreateTag(const std::shared_ptr<ObjectStore>& root, const std::string& name,
+                          const TagTarget& target, const Clock* clock) {
   QV_RETURN_IF_ERROR(ValidateTagName(name));
   QV_ASSIGN_OR_RETURN(uint64_t manifest_size, TargetManifestSize(root, target));
   if (clock == nullptr) clock = Clock::Real();
   std::string now = FormatRfc3339Nanos(clock->NowNanos());
   TagInfo tag{target.version, target.branch, manifest_size, now, now};
-  auto put = root.Put(TagKey(name), TagJson(tag, nlohmann::ordered_json::object()),
-                      PutOptions::CreateOnly());
+  auto put = root->Put(TagKey(name), TagJson(tag, nlohmann::ordered_json::object()),
+                       PutOptions::CreateOnly());
   if (!put.ok()) {
     if (put.status().IsAlreadyExists()) {
       return Status(StatusCode::kTableTagAlreadyExists,
@@ -91,10 +70,10 @@ Result<TagInfo> CreateTag(ObjectStore& root, const std::string& name, const TagT
   return tag;
 }
 
-Result<TagInfo> UpdateTag(ObjectStore& root, const std::string& name, const TagTarget& target,
-                          const Clock* clock) {
+Result<TagInfo> UpdateTag(const std::shared_ptr<ObjectStore>& root, const std::string& name,
+                          const TagTarget& target, const Clock* clock) {
   QV_RETURN_IF_ERROR(ValidateTagName(name));
-  auto got = root.Get(TagKey(name));
+  auto got = root->Get(TagKey(name));
   if (!got.ok()) {
     if (got.status().IsNotFound()) {
       return Status(StatusCode::kTableTagNotFound, fmt::format("tag '{}' does not exist", name));
@@ -113,7 +92,7 @@ Result<TagInfo> UpdateTag(ObjectStore& root, const std::string& name, const TagT
   std::string now = FormatRfc3339Nanos(clock->NowNanos());
   TagInfo tag{target.version, target.branch, manifest_size, old.created_at ? old.created_at : now,
               now};
-  auto put = root.Put(TagKey(name), TagJson(tag, metadata), PutOptions::IfMatch(got->meta.etag));
+  auto put = root->Put(TagKey(name), TagJson(tag, metadata), PutOptions::IfMatch(got->meta.etag));
   if (!put.ok()) {
     if (put.status().IsConflict()) {
       return Status(StatusCode::kConcurrentModification,
@@ -125,16 +104,16 @@ Result<TagInfo> UpdateTag(ObjectStore& root, const std::string& name, const TagT
   return tag;
 }
 
-Status DeleteTag(ObjectStore& root, const std::string& name) {
+Status DeleteTag(const std::shared_ptr<ObjectStore>& root, const std::string& name) {
   QV_RETURN_IF_ERROR(ValidateTagName(name));
-  auto head = root.Head(TagKey(name));
+  auto head = root->Head(TagKey(name));
   if (!head.ok()) {
     if (head.status().IsNotFound()) {
       return Status(StatusCode::kTableTagNotFound, fmt::format("tag '{}' does not exist", name));
     }
     return head.status();
   }
-  return root.Delete(TagKey(name));
+  return root->Delete(TagKey(name));
 }
 
 }  // namespace quiver::table

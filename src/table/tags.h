@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -37,16 +38,13 @@ struct TagTarget {
 
 // TableTagAlreadyExists (9) if the tag exists; TableVersionNotFound (11) / TableBranchNotFound
 // (22) if the target does not. `clock` stamps createdAt/updatedAt (Clock::Real() when null).
-Result<TagInfo> CreateTag(ObjectStore& root, const std::string& name, const TagTarget& target,
-                          const Clock* clock = nullptr);
+Result<TagInfo> CreateTag(const std::shared_ptr<ObjectStore>& root, const std::string& name,
+                          const TagTarget& target, const Clock* clock = nullptr);
 // Moves an existing tag (TableTagNotFound if absent); keeps createdAt and metadata.
 // ConcurrentModification if the tag changed while this ran.
-Result<TagInfo> UpdateTag(ObjectStore& root, const std::string& name, const TagTarget& target,
-                          const Clock* clock = nullptr);
+Result<TagInfo> UpdateTag(const std::shared_ptr<ObjectStore>& root, const std::string& name,
+                          const TagTarget& target, const Clock* clock = nullptr);
 // TableTagNotFound if absent.
-Status DeleteTag(ObjectStore& root, const std::string& name);
-
-// RFC 3339 UTC with nanoseconds, as Lance writes it: "2026-11-29T06:18:36.098648930Z".
-std::string FormatRfc3339Nanos(int64_t unix_nanos);
+Status DeleteTag(const std::shared_ptr<ObjectStore>& root, const std::string& name);
 
 }  // namespace quiver::table

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "store/key.h"
 #include "store_test_util.h"
 
 namespace quiver::testing {
@@ -218,7 +219,7 @@ TEST_P(ConformanceTest, BadKeysAreInvalidInputAndTouchNothing) {
                                         std::string("nul\0byte", 8),
                                         std::string(1025, 'k'),
                                         std::string(256, 's') + "/x",
-                                        ".qv-store/tmp/x"};
+                                        std::string(kReservedSegment) + "/x"};
   ASSERT_TRUE(store_->Put("good", "x").ok());
   for (const std::string& key : bad) {
     SCOPED_TRACE(::testing::Message() << "key '" << key.substr(0, 40) << "'");

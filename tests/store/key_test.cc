@@ -32,7 +32,7 @@ TEST(KeyTest, RejectsEscapesAndMalformedPaths) {
       {std::string("a\0b", 3), "NUL"},
       {std::string(1025, 'k'), "1025 bytes"},
       {"a/" + std::string(256, 's'), "longer than 255"},
-      {".qv-store/tmp/x", "reserved"},
+      {std::string(kReservedSegment) + "/x", "reserved"},
       {".qv-store", "reserved"},
   };
   for (const Case& c : cases) {

@@ -121,7 +121,7 @@ TEST(LocalStoreTest, SweepKeepsYoungTempFiles) {
   LocalStoreOptions options;
   options.clock = &clock;
   auto store = MustOpen(dir.path(), options);
-  std::string tmp = dir.path() + "/.qv-store/tmp/leftover";
+  std::string tmp = dir.path() + "/" + std::string(kReservedSegment) + "/tmp/leftover";
   int fd = ::open(tmp.c_str(), O_CREAT | O_WRONLY, 0644);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::write(fd, "12345", 5), 5);

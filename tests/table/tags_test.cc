@@ -35,7 +35,7 @@ class TagsTest : public ::testing::Test {
 };
 
 TEST_F(TagsTest, CreateWritesLancesJsonExactly) {
-  auto tag = CreateTag(*store_, "v2", TagTarget{2, std::nullopt}, &clock_);
+  auto tag = CreateTag(store_, "v2", TagTarget{2, std::nullopt}, &clock_);
   ASSERT_TRUE(tag.ok()) << tag.status().ToString();
   EXPECT_EQ(store_->Get("_refs/tags/v2.json")->data,
             "{\n"
@@ -55,13 +55,13 @@ TEST_F(TagsTest, CreateWritesLancesJsonExactly) {
 }
 
 TEST_F(TagsTest, CreateRefusesDuplicatesMissingVersionsAndBadNames) {
-  ASSERT_TRUE(CreateTag(*store_, "t", TagTarget{1, std::nullopt}).ok());
-  EXPECT_EQ(CreateTag(*store_, "t", TagTarget{2, std::nullopt}).status().code(),
+  ASSERT_TRUE(CreateTag(store_, "t", TagTarget{1, std::nullopt}).ok());
+  EXPECT_EQ(CreateTag(store_, "t", TagTarget{2, std::nullopt}).status().code(),
             StatusCode::kTableTagAlreadyExists);
   EXPECT_EQ(GetTag(*store_, "t")->version, 1u) << "the loser changed nothing";
-  EXPECT_EQ(CreateTag(*store_, "u", TagTarget{9, std::nullopt}).status().code(),
+  EXPECT_EQ(CreateTag(store_, "u", TagTarget{9, std::nullopt}).status().code(),
             StatusCode::kTableVersionNotFound);
-  EXPECT_EQ(CreateTag(*store_, "u", TagTarget{1, "nobranch"}).status().code(),
+  EXPECT_EQ(CreateTag(store_, "u", TagTarget{1, "nobranch"}).status().code(),
             StatusCode::kTableBranchNotFound);
   for (const char* bad : {"", "a/b", ".x", "x.", "a..b", "x.lock", "sp ace", "ü"}) {
     EXPECT_TRUE(ValidateTagName(bad).IsInvalidInput()) << bad;
@@ -73,27 +73,27 @@ TEST_F(TagsTest, CreateRefusesDuplicatesMissingVersionsAndBadNames) {
 }
 
 TEST_F(TagsTest, UpdateMovesTheTagAndKeepsCreatedAtAndMetadata) {
-  ASSERT_TRUE(CreateTag(*store_, "t", TagTarget{1, std::nullopt}, &clock_).ok());
+  ASSERT_TRUE(CreateTag(store_, "t", TagTarget{1, std::nullopt}, &clock_).ok());
   std::string with_metadata = store_->Get("_refs/tags/t.json")->data;
   with_metadata.replace(with_metadata.find("\"metadata\": {}"), 14,
                         "\"metadata\": {\"owner\": \"ml\"}");
   ASSERT_TRUE(store_->Put("_refs/tags/t.json", with_metadata).ok());
   clock_.Advance(std::chrono::seconds(5));
-  auto moved = UpdateTag(*store_, "t", TagTarget{3, std::nullopt}, &clock_);
+  auto moved = UpdateTag(store_, "t", TagTarget{3, std::nullopt}, &clock_);
   ASSERT_TRUE(moved.ok()) << moved.status().ToString();
   auto read = GetTag(*store_, "t");
   EXPECT_EQ(read->version, 3u);
   EXPECT_EQ(*read->created_at, "2026-11-29T06:14:35.816927431Z");
   EXPECT_EQ(*read->updated_at, "2026-11-29T06:14:40.816927431Z");
   EXPECT_NE(store_->Get("_refs/tags/t.json")->data.find("\"owner\": \"ml\""), std::string::npos);
-  EXPECT_EQ(UpdateTag(*store_, "missing", TagTarget{1, std::nullopt}).status().code(),
+  EXPECT_EQ(UpdateTag(store_, "missing", TagTarget{1, std::nullopt}).status().code(),
             StatusCode::kTableTagNotFound);
 }
 
 TEST_F(TagsTest, DeleteRemovesOnlyTheTag) {
-  ASSERT_TRUE(CreateTag(*store_, "t", TagTarget{1, std::nullopt}).ok());
-  EXPECT_TRUE(DeleteTag(*store_, "t").ok());
-  EXPECT_EQ(DeleteTag(*store_, "t").code(), StatusCode::kTableTagNotFound);
+  ASSERT_TRUE(CreateTag(store_, "t", TagTarget{1, std::nullopt}).ok());
+  EXPECT_TRUE(DeleteTag(store_, "t").ok());
+  EXPECT_EQ(DeleteTag(store_, "t").code(), StatusCode::kTableTagNotFound);
   EXPECT_EQ(GetTag(*store_, "t").status().code(), StatusCode::kTableTagNotFound);
   EXPECT_EQ(store_->ListAll("_versions/")->size(), 3u);
 }
@@ -105,8 +105,7 @@ TEST_F(TagsTest, ConcurrentCreatesHaveExactlyOneWinner) {
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&, i] {
-      auto r =
-          CreateTag(*store_, "race", TagTarget{static_cast<uint64_t>(1 + i % 3), std::nullopt});
+      auto r = CreateTag(store_, "race", TagTarget{static_cast<uint64_t>(1 + i % 3), std::nullopt});
       if (r.ok()) {
         wins.fetch_add(1);
       } else if (r.status().code() == StatusCode::kTableTagAlreadyExists) {
