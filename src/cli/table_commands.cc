@@ -1,6 +1,7 @@
 #include "cli/table_commands.h"
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 #include "format/lance_proto.h"
 #include "format/manifest_names.h"
 #include "table/dataset.h"
+#include "table/operations.h"
 #include "table/refs.h"
 #include "table/tags.h"
 #include "table/versions.h"
@@ -262,6 +264,104 @@ void AddTagCommands(CLI::App& table, int* exit_code) {
   del->callback([del_args, exit_code] { *exit_code = RunTagDelete(*del_args); });
 }
 
+// Runs one metadata commit and reports the new version.
+int RunCommit(const std::string& uri, const std::optional<std::string>& branch,
+              const std::function<Result<table::CommitResult>(const table::CommitTarget&)>& op) {
+  auto root = OpenExistingStore(uri);
+  if (!root.ok()) return Fail(root.status());
+  auto result = op(table::CommitTarget{*root, branch});
+  if (!result.ok()) return Fail(result.status());
+  std::cout << fmt::format("committed version {}{}\n", result->version,
+                           branch ? " on branch " + *branch : "");
+  return 0;
+}
+
+// "key=value" -> set, for --set.
+Result<std::pair<std::string, std::string>> SplitAssignment(const std::string& s) {
+  size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status::InvalidInput(fmt::format("'{}' is not KEY=VALUE", s));
+  }
+  return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
+}
+
+struct CommitArgs {
+  std::string uri;
+  std::optional<std::string> branch;
+  uint64_t version = 0;
+  std::string column;
+  std::vector<std::string> columns;
+  std::vector<std::string> set;
+  std::vector<std::string> unset;
+  std::optional<std::string> rename;
+  bool nullable = false;
+};
+
+void AddCommitCommands(CLI::App& table, int* exit_code) {
+  auto add = [&table](const char* name, const char* help, const std::shared_ptr<CommitArgs>& args) {
+    CLI::App* cmd = table.add_subcommand(name, help);
+    cmd->add_option("uri", args->uri, "dataset root")->required();
+    cmd->add_option("--branch", args->branch, "commit on this branch (default: main)");
+    return cmd;
+  };
+  auto restore = std::make_shared<CommitArgs>();
+  add("restore", "Commit a new version whose content is an earlier version's", restore)
+      ->add_option("version", restore->version, "the version to restore")
+      ->required();
+  table.get_subcommand("restore")->callback([restore, exit_code] {
+    *exit_code = RunCommit(restore->uri, restore->branch, [&](const table::CommitTarget& t) {
+      return table::RestoreVersion(t, restore->version);
+    });
+  });
+
+  auto metadata = std::make_shared<CommitArgs>();
+  CLI::App* meta = add(
+      "metadata", "Set or unset schema metadata (or, with --column, a field's metadata)", metadata);
+  meta->add_option("--set", metadata->set, "KEY=VALUE to set (repeatable)");
+  meta->add_option("--unset", metadata->unset, "KEY to remove (repeatable)");
+  meta->add_option("--column", metadata->column, "a field path: update its metadata instead");
+  meta->callback([metadata, exit_code] {
+    table::MetadataUpdates updates;
+    for (const std::string& s : metadata->set) {
+      auto kv = SplitAssignment(s);
+      if (!kv.ok()) {
+        *exit_code = Fail(kv.status());
+        return;
+      }
+      updates[kv->first] = kv->second;
+    }
+    for (const std::string& k : metadata->unset) updates[k] = std::nullopt;
+    *exit_code = RunCommit(metadata->uri, metadata->branch, [&](const table::CommitTarget& t) {
+      return metadata->column.empty() ? table::UpdateSchemaMetadata(t, updates)
+                                      : table::UpdateFieldMetadata(t, metadata->column, updates);
+    });
+  });
+
+  auto drop = std::make_shared<CommitArgs>();
+  add("drop-columns", "Remove columns from the schema (metadata only; data stays until cleanup)",
+      drop)
+      ->add_option("columns", drop->columns, "field paths")
+      ->required();
+  table.get_subcommand("drop-columns")->callback([drop, exit_code] {
+    *exit_code = RunCommit(drop->uri, drop->branch, [&](const table::CommitTarget& t) {
+      return table::DropColumns(t, drop->columns);
+    });
+  });
+
+  auto alter = std::make_shared<CommitArgs>();
+  CLI::App* alter_cmd = add("alter-column", "Rename a column or make it nullable", alter);
+  alter_cmd->add_option("column", alter->column, "field path")->required();
+  alter_cmd->add_option("--rename", alter->rename, "the new name");
+  alter_cmd->add_flag("--nullable", alter->nullable, "allow nulls");
+  alter_cmd->callback([alter, exit_code] {
+    table::ColumnAlteration alteration{alter->column, alter->rename, std::nullopt};
+    if (alter->nullable) alteration.nullable = true;
+    *exit_code = RunCommit(alter->uri, alter->branch, [&](const table::CommitTarget& t) {
+      return table::AlterColumns(t, {alteration});
+    });
+  });
+}
+
 }  // namespace
 
 void AddTableCommands(CLI::App& app, int* exit_code) {
@@ -302,6 +402,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
   branches->callback([uri, json, exit_code] { *exit_code = RunRefs(*uri, true, *json); });
 
   AddTagCommands(*table, exit_code);
+  AddCommitCommands(*table, exit_code);
 }
 
 }  // namespace quiver::cli

@@ -1,0 +1,130 @@
+#include "table/apply.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "format/feature_flags.h"
+#include "format/lance_proto.h"
+
+namespace quiver::table {
+namespace {
+
+using lance::table::Manifest;
+using lance::table::Transaction;
+
+template <typename Map>
+void ApplyUpdateMap(const Transaction::UpdateMap& update, Map& target) {
+  if (update.replace()) target.clear();
+  for (const auto& entry : update.update_entries()) {
+    if (entry.has_value()) {
+      target[entry.key()] = entry.value();
+    } else {
+      target.erase(entry.key());
+    }
+  }
+}
+
+Status ApplyUpdateConfig(const Transaction::UpdateConfig& u, Manifest& m) {
+  if (u.has_config_updates()) ApplyUpdateMap(u.config_updates(), *m.mutable_config());
+  if (u.has_table_metadata_updates()) {
+    ApplyUpdateMap(u.table_metadata_updates(), *m.mutable_table_metadata());
+  }
+  if (u.has_schema_metadata_updates()) {
+    ApplyUpdateMap(u.schema_metadata_updates(), *m.mutable_schema_metadata());
+  }
+  for (const auto& [field_id, update] : u.field_metadata_updates()) {
+    auto* fields = m.mutable_fields();
+    auto it = std::find_if(fields->begin(), fields->end(),
+                           [id = field_id](const auto& f) { return f.id() == id; });
+    if (it == fields->end()) {
+      return Status(StatusCode::kTableColumnNotFound,
+                    fmt::format("field id {} is not in the schema", field_id));
+    }
+    ApplyUpdateMap(update, *it->mutable_metadata());
+  }
+  // Deprecated forms, still applied so that a transaction written by an older Lance replays.
+  for (const auto& [k, v] : u.upsert_values()) (*m.mutable_config())[k] = v;
+  for (const auto& k : u.delete_keys()) m.mutable_config()->erase(k);
+  for (const auto& [k, v] : u.schema_metadata()) (*m.mutable_schema_metadata())[k] = v;
+  return Status::OK();
+}
+
+// Project: the schema is replaced; data files none of whose fields remain are dropped.
+void ApplyProject(const Transaction::Project& p, Manifest& m) {
+  m.mutable_fields()->CopyFrom(p.schema());
+  std::set<int32_t> kept;
+  for (const auto& f : p.schema()) kept.insert(f.id());
+  for (auto& fragment : *m.mutable_fragments()) {
+    auto* files = fragment.mutable_files();
+    files->erase(std::remove_if(files->begin(), files->end(),
+                                [&kept](const lance::table::DataFile& file) {
+                                  return std::none_of(
+                                      file.fields().begin(), file.fields().end(),
+                                      [&kept](int32_t id) { return kept.count(id) != 0; });
+                                }),
+                 files->end());
+  }
+}
+
+}  // namespace
+
+void RecomputeFeatureFlags(Manifest& m) {
+  uint64_t reader = m.reader_feature_flags() & format::kFlagStableRowIds;
+  for (const auto& fragment : m.fragments()) {
+    if (fragment.has_deletion_file()) reader |= format::kFlagDeletionFiles;
+    if (fragment.row_id_sequence_case() != lance::table::DataFragment::ROW_ID_SEQUENCE_NOT_SET) {
+      reader |= format::kFlagStableRowIds;
+    }
+  }
+  if (m.base_paths_size() > 0) reader |= format::kFlagBasePaths;
+  uint64_t writer = reader;
+  if (m.config_size() > 0) writer |= format::kFlagTableConfig;
+  m.set_reader_feature_flags(reader);
+  m.set_writer_feature_flags(writer);
+}
+
+Result<AppliedManifest> ApplyTransaction(const Transaction& txn, const format::ManifestFile& latest,
+                                         const VersionLoader& load_version) {
+  AppliedManifest out;
+  out.manifest = std::make_shared<Manifest>(*latest.manifest);
+  if (latest.index_section) {
+    out.index_section = std::make_shared<lance::table::IndexSection>(*latest.index_section);
+  }
+  Manifest& m = *out.manifest;
+  switch (txn.operation_case()) {
+    case Transaction::kRestore: {
+      QV_ASSIGN_OR_RETURN(format::ManifestFile target, load_version(txn.restore().version()));
+      // The restored content, but ids keep growing: Lance keeps the current high-water marks.
+      const uint32_t max_fragment_id =
+          std::max(latest.manifest->max_fragment_id(), target.manifest->max_fragment_id());
+      const bool had_max =
+          latest.manifest->has_max_fragment_id() || target.manifest->has_max_fragment_id();
+      const uint64_t next_row_id =
+          std::max(latest.manifest->next_row_id(), target.manifest->next_row_id());
+      m = *target.manifest;
+      if (had_max) m.set_max_fragment_id(max_fragment_id);
+      m.set_next_row_id(next_row_id);
+      out.index_section = target.index_section
+                              ? std::make_shared<lance::table::IndexSection>(*target.index_section)
+                              : nullptr;
+      break;
+    }
+    case Transaction::kUpdateConfig:
+      QV_RETURN_IF_ERROR(ApplyUpdateConfig(txn.update_config(), m));
+      break;
+    case Transaction::kProject:
+      ApplyProject(txn.project(), m);
+      break;
+    case Transaction::kReserveFragments:
+      m.set_max_fragment_id(m.max_fragment_id() + txn.reserve_fragments().num_fragments());
+      break;
+    default:
+      return Status::Unsupported("quiver cannot commit this kind of transaction yet");
+  }
+  RecomputeFeatureFlags(m);
+  return out;
+}
+
+}  // namespace quiver::table

@@ -1,0 +1,133 @@
+#include "table/commit.h"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/ids.h"
+#include "common/logging.h"
+#include "format/feature_flags.h"
+#include "format/lance_proto.h"
+#include "format/manifest_names.h"
+#include "table/apply.h"
+#include "table/conflicts.h"
+#include "table/versions.h"
+
+namespace quiver::table {
+namespace {
+
+using lance::table::Transaction;
+
+constexpr std::string_view kTransactionsDir = "_transactions/";
+
+// The transaction of a committed version: inline, else its .txn file.
+Result<Transaction> TransactionOf(ObjectStore& store, const LoadedManifest& loaded) {
+  if (loaded.file.transaction) return *loaded.file.transaction;
+  const std::string& name = loaded.file.manifest->transaction_file();
+  if (name.empty()) {
+    return Status(StatusCode::kConcurrentModification,
+                  fmt::format("version {} has no transaction, so a concurrent commit cannot be "
+                              "checked against it",
+                              loaded.ref.version));
+  }
+  std::string key = std::string(kTransactionsDir) + name;
+  QV_ASSIGN_OR_RETURN(GetResult got, store.Get(key));
+  Transaction txn;
+  if (!txn.ParseFromString(got.data)) {
+    return Status::Corruption(fmt::format("{}: not a valid transaction", key));
+  }
+  return txn;
+}
+
+void StampManifest(lance::table::Manifest& m, uint64_t version, int64_t now_nanos,
+                   const std::string& transaction_file) {
+  m.set_version(version);
+  m.mutable_timestamp()->set_seconds(now_nanos / 1'000'000'000);
+  m.mutable_timestamp()->set_nanos(static_cast<int32_t>(now_nanos % 1'000'000'000));
+  auto* writer = m.mutable_writer_version();
+  writer->Clear();
+  writer->set_library(std::string(kWriterLibrary));
+  writer->set_version(QUIVER_VERSION);
+  m.set_transaction_file(transaction_file);
+  m.clear_tag();
+}
+
+}  // namespace
+
+Result<CommitResult> CommitTransaction(ObjectStore& store, Transaction txn,
+                                       const CommitOptions& options) {
+  Clock* clock = options.clock != nullptr ? options.clock : Clock::Real();
+  if (txn.uuid().empty()) txn.set_uuid(NewUuidV4());
+  const uint64_t read_version = txn.read_version();
+  const std::string txn_file = fmt::format("{}-{}.txn", read_version, txn.uuid());
+  bool txn_written = false;
+  std::set<uint64_t> checked;  // versions already found compatible
+
+  for (int attempt = 1; attempt <= options.max_attempts; ++attempt) {
+    if (attempt > 1) {
+      // Jittered backoff so that committers racing for the same name spread out.
+      uint64_t jitter = 0;
+      RandomBytes(&jitter, sizeof(jitter));
+      clock->SleepFor(std::chrono::microseconds(jitter % (500 * static_cast<uint64_t>(attempt))));
+    }
+    QV_ASSIGN_OR_RETURN(VersionRef latest_ref, ResolveLatestVersion(store));
+    QV_ASSIGN_OR_RETURN(LoadedManifest latest, LoadManifest(store, latest_ref));
+    QV_RETURN_IF_ERROR(
+        format::CheckWriterFlags(latest.file.manifest->writer_feature_flags(), latest_ref.path));
+    if (latest_ref.version < read_version) {
+      return Status::InvalidInput(fmt::format("read version {} is newer than the latest version {}",
+                                              read_version, latest_ref.version));
+    }
+    for (uint64_t v = read_version + 1; v <= latest_ref.version; ++v) {
+      if (checked.count(v) != 0) continue;
+      LoadedManifest theirs;
+      if (v == latest_ref.version) {
+        theirs = latest;
+      } else {
+        QV_ASSIGN_OR_RETURN(theirs, LoadVersion(store, v));
+      }
+      QV_ASSIGN_OR_RETURN(Transaction their_txn, TransactionOf(store, theirs));
+      QV_RETURN_IF_ERROR(CheckConflict(txn, their_txn, v));
+      checked.insert(v);
+    }
+    VersionLoader loader = [&store](uint64_t v) -> Result<format::ManifestFile> {
+      QV_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadVersion(store, v));
+      return std::move(loaded.file);
+    };
+    QV_ASSIGN_OR_RETURN(AppliedManifest next, ApplyTransaction(txn, latest.file, loader));
+    const uint64_t version = latest_ref.version + 1;
+    StampManifest(*next.manifest, version, clock->NowNanos(), txn_file);
+
+    if (!txn_written) {
+      QV_RETURN_IF_ERROR(
+          store.Put(std::string(kTransactionsDir) + txn_file, txn.SerializeAsString()).status());
+      txn_written = true;
+    }
+    std::string bytes = format::EncodeManifestFile(*next.manifest, &txn, next.index_section.get());
+    std::string path = std::string(format::kVersionsDir) + "/" +
+                       format::ManifestFileName(version, latest_ref.naming);
+    auto put = store.Put(path, bytes, PutOptions::CreateOnly());
+    if (!put.ok()) {
+      if (put.status().IsAlreadyExists()) {
+        QV_LOG_DEBUG("commit lost a race; retrying",
+                     {{"version", version}, {"attempt", attempt}, {"txn", txn.uuid()}});
+        continue;
+      }
+      return put.status();
+    }
+    // Best effort, like Lance: a stale hint only costs a listing.
+    Status hint =
+        store
+            .Put(std::string(format::kVersionsDir) + "/" + std::string(format::kVersionHintFile),
+                 fmt::format("{{\"version\":{}}}", version))
+            .status();
+    if (!hint.ok()) QV_LOG_WARN("could not update the version hint", {{"error", hint.ToString()}});
+    return CommitResult{version, path, bytes.size(), txn_file, attempt};
+  }
+  return Status(StatusCode::kConcurrentModification,
+                fmt::format("gave up after {} attempts: other writers kept committing first",
+                            options.max_attempts),
+                Subcode::kConflict, /*retryable=*/true);
+}
+
+}  // namespace quiver::table

@@ -1,0 +1,114 @@
+#include "table/conflicts.h"
+
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "format/lance_proto.h"
+
+namespace quiver::table {
+namespace {
+
+using lance::table::Transaction;
+
+std::string OperationName(const Transaction& t) {
+  const auto* field =
+      Transaction::GetDescriptor()->FindFieldByNumber(static_cast<int>(t.operation_case()));
+  return field != nullptr ? field->name() : "unknown";
+}
+
+Status Conflict(const Transaction& mine, const Transaction& theirs, uint64_t version,
+                bool retryable) {
+  return Status(StatusCode::kConcurrentModification,
+                fmt::format("{} conflicts with the {} committed as version {}{}",
+                            OperationName(mine), OperationName(theirs), version,
+                            retryable ? "; retry on the new latest version" : ""),
+                Subcode::kConflict, retryable);
+}
+
+// Keys an UpdateConfig touches, per map ("config:k", "schema:k", "table:k", "field:<id>:k"; a
+// replace touches the whole map: "config:*").
+std::set<std::string> TouchedKeys(const Transaction::UpdateConfig& u) {
+  std::set<std::string> keys;
+  auto add = [&keys](const std::string& map, const Transaction::UpdateMap& m) {
+    if (m.replace()) keys.insert(map + ":*");
+    for (const auto& e : m.update_entries()) keys.insert(map + ":" + e.key());
+  };
+  if (u.has_config_updates()) add("config", u.config_updates());
+  if (u.has_table_metadata_updates()) add("table", u.table_metadata_updates());
+  if (u.has_schema_metadata_updates()) add("schema", u.schema_metadata_updates());
+  for (const auto& [id, m] : u.field_metadata_updates()) add(fmt::format("field:{}", id), m);
+  for (const auto& [k, v] : u.upsert_values()) keys.insert("config:" + k);
+  for (const auto& k : u.delete_keys()) keys.insert("config:" + k);
+  for (const auto& [k, v] : u.schema_metadata()) keys.insert("schema:" + k);
+  for (const auto& [id, m] : u.field_metadata()) keys.insert(fmt::format("field:{}:*", id));
+  return keys;
+}
+
+bool Overlap(const std::set<std::string>& a, const std::set<std::string>& b) {
+  for (const std::string& k : a) {
+    if (b.count(k) != 0) return true;
+    std::string map = k.substr(0, k.rfind(':'));
+    if (b.count(map + ":*") != 0 || a.count(map + ":*") != 0) {
+      for (const std::string& other : b) {
+        if (other.rfind(map + ":", 0) == 0) return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool TouchesSchemaMetadata(const Transaction::UpdateConfig& u) {
+  return u.has_schema_metadata_updates() || u.field_metadata_updates_size() > 0 ||
+         u.schema_metadata_size() > 0 || u.field_metadata_size() > 0;
+}
+
+std::set<std::string> ConfigKeys(const Transaction::Overwrite& o) {
+  std::set<std::string> keys;
+  for (const auto& [k, v] : o.config_upsert_values()) keys.insert("config:" + k);
+  return keys;
+}
+
+}  // namespace
+
+Status CheckConflict(const Transaction& mine, const Transaction& theirs, uint64_t their_version) {
+  using Op = Transaction::OperationCase;
+  const Op other = theirs.operation_case();
+  switch (mine.operation_case()) {
+    case Op::kRestore:
+      return Status::OK();  // a restore replaces whatever happened since
+    case Op::kReserveFragments:
+      if (other == Op::kOverwrite || other == Op::kRestore) {
+        return Conflict(mine, theirs, their_version, /*retryable=*/false);
+      }
+      return Status::OK();
+    case Op::kProject:
+      if (other == Op::kOverwrite || other == Op::kRestore) {
+        return Conflict(mine, theirs, their_version, /*retryable=*/false);
+      }
+      if (other == Op::kMerge || other == Op::kProject) {
+        return Conflict(mine, theirs, their_version, /*retryable=*/true);
+      }
+      return Status::OK();
+    case Op::kUpdateConfig: {
+      const auto& u = mine.update_config();
+      if (other == Op::kOverwrite) {
+        if (TouchesSchemaMetadata(u) || Overlap(TouchedKeys(u), ConfigKeys(theirs.overwrite()))) {
+          return Conflict(mine, theirs, their_version, /*retryable=*/true);
+        }
+        return Status::OK();
+      }
+      if (other == Op::kUpdateConfig &&
+          Overlap(TouchedKeys(u), TouchedKeys(theirs.update_config()))) {
+        return Conflict(mine, theirs, their_version, /*retryable=*/true);
+      }
+      return Status::OK();
+    }
+    default:
+      return Status::Unsupported(
+          fmt::format("quiver cannot commit a {} transaction yet", OperationName(mine)));
+  }
+}
+
+}  // namespace quiver::table
