@@ -1,5 +1,6 @@
 #include "cli/table_commands.h"
 
+#include <cctype>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "format/feature_flags.h"
 #include "format/lance_proto.h"
 #include "format/manifest_names.h"
+#include "table/cleanup.h"
 #include "table/dataset.h"
 #include "table/operations.h"
 #include "table/refs.h"
@@ -362,6 +364,91 @@ void AddCommitCommands(CLI::App& table, int* exit_code) {
   });
 }
 
+// "7d", "12h", "30m", "45s", "0" (seconds) -> a duration.
+Result<Duration> ParseAge(const std::string& text) {
+  if (text.empty()) return Status::InvalidInput("empty duration");
+  char unit = text.back();
+  std::string digits =
+      std::isdigit(static_cast<unsigned char>(unit)) ? text : text.substr(0, text.size() - 1);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return Status::InvalidInput(
+        fmt::format("'{}' is not a duration like 7d, 12h, 30m or 45s", text));
+  }
+  int64_t n = std::stoll(digits);
+  switch (std::isdigit(static_cast<unsigned char>(unit)) ? 's' : unit) {
+    case 'd':
+      return Duration(std::chrono::hours(24 * n));
+    case 'h':
+      return Duration(std::chrono::hours(n));
+    case 'm':
+      return Duration(std::chrono::minutes(n));
+    case 's':
+      return Duration(std::chrono::seconds(n));
+    default:
+      return Status::InvalidInput(
+          fmt::format("'{}' is not a duration like 7d, 12h, 30m or 45s", text));
+  }
+}
+
+struct CleanupArgs {
+  std::string uri;
+  std::optional<std::string> branch;
+  std::optional<std::string> older_than;
+  std::optional<uint64_t> retain;
+  bool dry_run = false;
+  bool json = false;
+  bool keep_tagged = false;
+  bool delete_unverified = false;
+};
+
+int RunCleanup(const CleanupArgs& args) {
+  auto root = OpenExistingStore(args.uri);
+  if (!root.ok()) return Fail(root.status());
+  table::CleanupPolicy policy;
+  if (args.older_than) {
+    auto age = ParseAge(*args.older_than);
+    if (!age.ok()) return Fail(age.status());
+    policy.older_than = *age;
+  }
+  policy.retain_versions = args.retain;
+  policy.dry_run = args.dry_run;
+  policy.error_if_tagged_old_versions = !args.keep_tagged;
+  policy.delete_unverified = args.delete_unverified;
+  auto report = table::CleanupOldVersions(*root, args.branch, policy);
+  if (!report.ok()) return Fail(report.status());
+  if (args.json) {
+    ordered_json out = {{"versions_removed", report->versions_removed},
+                        {"files_removed", report->files_removed},
+                        {"bytes_removed", report->bytes_removed}};
+    if (args.dry_run) out["dry_run"] = true;
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("{}{} version(s), {} file(s), {} byte(s)\n",
+                           args.dry_run ? "would remove " : "removed ", report->versions_removed,
+                           report->files_removed, report->bytes_removed);
+  return 0;
+}
+
+void AddCleanupCommand(CLI::App& table, int* exit_code) {
+  auto args = std::make_shared<CleanupArgs>();
+  CLI::App* cmd = table.add_subcommand(
+      "cleanup", "Remove old versions and the files only they use (Lance's cleanup_old_versions)");
+  cmd->add_option("uri", args->uri, "dataset root")->required();
+  cmd->add_option("--older-than", args->older_than,
+                  "versions committed longer ago than this (7d, 12h, 30m, 45s)");
+  cmd->add_option("--retain", args->retain, "keep at least the newest N versions");
+  cmd->add_option("--branch", args->branch, "clean a branch instead of main");
+  cmd->add_flag("--dry-run", args->dry_run, "report what would be removed; delete nothing");
+  cmd->add_flag("--keep-tagged", args->keep_tagged,
+                "keep tagged old versions instead of refusing to run");
+  cmd->add_flag("--delete-unverified", args->delete_unverified,
+                "also delete never-referenced files younger than 7 days (only when no writer "
+                "is running)");
+  cmd->add_flag("--json", args->json, "{versions_removed, files_removed, bytes_removed}");
+  cmd->callback([args, exit_code] { *exit_code = RunCleanup(*args); });
+}
+
 }  // namespace
 
 void AddTableCommands(CLI::App& app, int* exit_code) {
@@ -403,6 +490,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
 
   AddTagCommands(*table, exit_code);
   AddCommitCommands(*table, exit_code);
+  AddCleanupCommand(*table, exit_code);
 }
 
 }  // namespace quiver::cli

@@ -111,10 +111,9 @@ Result<std::shared_ptr<LocalObjectStore>> LocalObjectStore::Open(const std::stri
   if (::realpath(abs.c_str(), resolved) == nullptr) {
     return StatusFromErrno(errno, fmt::format("resolving store root {}", abs));
   }
-  std::shared_ptr<LocalObjectStore> store(new LocalObjectStore(resolved, options));
-  QV_RETURN_IF_ERROR(MkdirAll(store->tmp_dir_, store->root_));
-  QV_RETURN_IF_ERROR(MkdirAll(store->lock_dir_, store->root_));
-  return store;
+  // The reserved area is created on the first write, so that read-only use (inspecting a
+  // dataset, perhaps on a read-only mount) leaves the directory untouched.
+  return std::shared_ptr<LocalObjectStore>(new LocalObjectStore(resolved, options));
 }
 
 std::string LocalObjectStore::PathOf(std::string_view key) const {
@@ -129,6 +128,10 @@ std::string LocalObjectStore::PathOf(std::string_view key) const {
 Result<LocalObjectStore::KeyLock> LocalObjectStore::LockKey(std::string_view key) {
   std::string path = fmt::format("{}/{:03x}", lock_dir_, Fnv1a64(key) % kLockStripes);
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.valid() && errno == ENOENT) {
+    QV_RETURN_IF_ERROR(MkdirAll(lock_dir_, root_));
+    fd = UniqueFd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  }
   if (!fd.valid()) return StatusFromErrno(errno, fmt::format("opening lock file {}", path));
   while (::flock(fd.get(), LOCK_EX) != 0) {
     if (errno != EINTR) return StatusFromErrno(errno, fmt::format("locking {}", path));
@@ -190,6 +193,10 @@ Result<ObjectMeta> LocalObjectStore::Put(std::string_view key, std::string_view 
   // Step 1: the bytes, durable in a temp file. Errors clean the temp file up; a sync point that
   // stops the put (a simulated crash) leaves it, exactly as a real crash would.
   UniqueFd fd(::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!fd.valid() && errno == ENOENT) {
+    QV_RETURN_IF_ERROR(MkdirAll(tmp_dir_, root_));
+    fd = UniqueFd(::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  }
   if (!fd.valid()) return StatusFromErrno(errno, fmt::format("creating temp file {}", tmp_path));
   auto fail = [&tmp_path](Status s) {
     ::unlink(tmp_path.c_str());
@@ -384,6 +391,7 @@ Status LocalObjectStore::Copy(std::string_view src, std::string_view dst) {
 Result<SweepReport> LocalObjectStore::Sweep(Duration min_age) {
   SweepReport report;
   DIR* dir = ::opendir(tmp_dir_.c_str());
+  if (dir == nullptr && errno == ENOENT) return report;  // nothing was ever written here
   if (dir == nullptr) return StatusFromErrno(errno, "listing " + tmp_dir_);
   int dfd = ::dirfd(dir);
   int64_t cutoff = options_.clock->NowNanos() - min_age.count();

@@ -1,7 +1,8 @@
 // LocalObjectStore: the ObjectStore over a POSIX directory (the default backend).
 //
 // Layout: key "a/b/c" is the file <root>/a/b/c. The reserved directory <root>/.qv-store/ holds
-// temp files (tmp/) and lock files (locks/); it is never listed and keys cannot enter it.
+// temp files (tmp/) and lock files (locks/); it is never listed and keys cannot enter it. It is
+// created on the first write: opening and reading a root changes nothing on disk.
 //
 // Protocol of a Put (each step is a sync point, see object_store.h):
 //   1. write the bytes to a fresh temp file in .qv-store/tmp/, stamp its mtime, fsync it;

@@ -48,6 +48,15 @@ TEST(LocalStoreTest, FilesWrittenByOthersAreReadableAndListed) {
   ASSERT_EQ(store->ListAll("")->size(), 1u);
 }
 
+TEST(LocalStoreTest, ReadingChangesNothingOnDisk) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  EXPECT_TRUE(store->Get("k").status().IsNotFound());
+  EXPECT_TRUE(store->ListAll("")->empty());
+  EXPECT_EQ(store->Sweep(Duration(0))->files_removed, 0u);
+  EXPECT_EQ(CountFiles(dir.path()), 0) << "no reserved area until the first write";
+}
+
 TEST(LocalStoreTest, TheReservedAreaIsNeverListed) {
   TempDir dir;
   auto store = MustOpen(dir.path());
@@ -121,6 +130,7 @@ TEST(LocalStoreTest, SweepKeepsYoungTempFiles) {
   LocalStoreOptions options;
   options.clock = &clock;
   auto store = MustOpen(dir.path(), options);
+  ASSERT_TRUE(store->Put("seed", "x").ok());  // creates the reserved area
   std::string tmp = dir.path() + "/" + std::string(kReservedSegment) + "/tmp/leftover";
   int fd = ::open(tmp.c_str(), O_CREAT | O_WRONLY, 0644);
   ASSERT_GE(fd, 0);
