@@ -13,6 +13,7 @@
 #include "format/feature_flags.h"
 #include "format/lance_proto.h"
 #include "format/manifest_names.h"
+#include "table/branches.h"
 #include "table/cleanup.h"
 #include "table/dataset.h"
 #include "table/operations.h"
@@ -449,6 +450,59 @@ void AddCleanupCommand(CLI::App& table, int* exit_code) {
   cmd->callback([args, exit_code] { *exit_code = RunCleanup(*args); });
 }
 
+struct BranchArgs {
+  std::string uri;
+  std::string name;
+  std::optional<std::string> from;
+  std::optional<uint64_t> version;
+};
+
+void AddBranchCommands(CLI::App& table, int* exit_code) {
+  CLI::App* branch = table.add_subcommand("branch", "Create or delete a branch (Lance 8.0 format)");
+  branch->require_subcommand(1);
+  auto create_args = std::make_shared<BranchArgs>();
+  CLI::App* create = branch->add_subcommand(
+      "create", "Fork a branch from a version of main or of another branch (no data is copied)");
+  create->add_option("uri", create_args->uri, "dataset root")->required();
+  create->add_option("name", create_args->name, "branch name ('/' allowed between segments)")
+      ->required();
+  create->add_option("--from", create_args->from, "the source branch (default: main)");
+  create->add_option("--version", create_args->version,
+                     "the source version (default: the source's latest)");
+  create->callback([create_args, exit_code] {
+    auto root = OpenExistingStore(create_args->uri);
+    if (!root.ok()) {
+      *exit_code = Fail(root.status());
+      return;
+    }
+    auto info = table::CreateBranch(*root, create_args->name,
+                                    table::BranchSource{create_args->from, create_args->version});
+    if (!info.ok()) {
+      *exit_code = Fail(info.status());
+      return;
+    }
+    std::cout << fmt::format("branch '{}' created from {} version {}\n", create_args->name,
+                             create_args->from ? *create_args->from : "main", info->parent_version);
+  });
+  auto delete_args = std::make_shared<BranchArgs>();
+  CLI::App* del = branch->add_subcommand("delete", "Delete a branch and its own files");
+  del->add_option("uri", delete_args->uri, "dataset root")->required();
+  del->add_option("name", delete_args->name, "branch name")->required();
+  del->callback([delete_args, exit_code] {
+    auto root = OpenExistingStore(delete_args->uri);
+    if (!root.ok()) {
+      *exit_code = Fail(root.status());
+      return;
+    }
+    Status s = table::DeleteBranch(*root, delete_args->name);
+    if (!s.ok()) {
+      *exit_code = Fail(s);
+      return;
+    }
+    std::cout << fmt::format("branch '{}' deleted\n", delete_args->name);
+  });
+}
+
 }  // namespace
 
 void AddTableCommands(CLI::App& app, int* exit_code) {
@@ -491,6 +545,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
   AddTagCommands(*table, exit_code);
   AddCommitCommands(*table, exit_code);
   AddCleanupCommand(*table, exit_code);
+  AddBranchCommands(*table, exit_code);
 }
 
 }  // namespace quiver::cli

@@ -102,4 +102,8 @@ Result<SweepReport> CountingStore::Sweep(Duration min_age) {
 
 std::string CountingStore::Describe() const { return "counting+" + inner_->Describe(); }
 
+std::string CountingStore::ExternalPath(std::string_view key) const {
+  return inner_->ExternalPath(key);
+}
+
 }  // namespace quiver

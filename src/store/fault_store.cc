@@ -138,4 +138,8 @@ Result<SweepReport> FaultInjectingStore::Sweep(Duration min_age) {
 
 std::string FaultInjectingStore::Describe() const { return "faults+" + inner_->Describe(); }
 
+std::string FaultInjectingStore::ExternalPath(std::string_view key) const {
+  return inner_->ExternalPath(key);
+}
+
 }  // namespace quiver

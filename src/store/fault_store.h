@@ -49,6 +49,7 @@ class FaultInjectingStore final : public ObjectStore {
   Status Copy(std::string_view src, std::string_view dst) override;
   Result<SweepReport> Sweep(Duration min_age) override;
   std::string Describe() const override;
+  std::string ExternalPath(std::string_view key) const override;
 
  private:
   enum class Kind { kFail, kPause, kCrash };

@@ -56,4 +56,8 @@ Result<SweepReport> LatencyStore::Sweep(Duration min_age) {
 
 std::string LatencyStore::Describe() const { return "latency+" + inner_->Describe(); }
 
+std::string LatencyStore::ExternalPath(std::string_view key) const {
+  return inner_->ExternalPath(key);
+}
+
 }  // namespace quiver

@@ -422,4 +422,8 @@ Result<SweepReport> LocalObjectStore::Sweep(Duration min_age) {
 
 std::string LocalObjectStore::Describe() const { return "local:" + root_; }
 
+std::string LocalObjectStore::ExternalPath(std::string_view key) const {
+  return key.empty() ? root_ : root_ + "/" + std::string(key);
+}
+
 }  // namespace quiver

@@ -66,6 +66,7 @@ class LocalObjectStore final : public ObjectStore {
   // min_age 0 is safe only when no writer is active.
   Result<SweepReport> Sweep(Duration min_age) override;
   std::string Describe() const override;
+  std::string ExternalPath(std::string_view key) const override;
 
   const std::string& root() const { return root_; }
 

@@ -154,4 +154,8 @@ std::string MemoryObjectStore::Describe() const {
   return name_.empty() ? "memory:" : "memory://" + name_;
 }
 
+std::string MemoryObjectStore::ExternalPath(std::string_view key) const {
+  return Describe() + (key.empty() ? "" : "/" + std::string(key));
+}
+
 }  // namespace quiver

@@ -37,6 +37,7 @@ class MemoryObjectStore final : public ObjectStore {
   Status Copy(std::string_view src, std::string_view dst) override;
   Result<SweepReport> Sweep(Duration min_age) override;
   std::string Describe() const override;
+  std::string ExternalPath(std::string_view key) const override;
 
   struct Shared;  // the contents, shared by stores of the same name
 

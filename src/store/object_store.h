@@ -116,6 +116,11 @@ class ObjectStore {
   // "local:/abs/root", "memory://name", "prefix(p/)+local:/abs/root", ...
   virtual std::string Describe() const = 0;
 
+  // How tools outside quiver address `key` (or the store's root, for ""): an absolute path for
+  // the local backend, "memory://name/key" for memory. Lance records such paths in manifests
+  // (a branch's base paths), so they must be what Lance itself would open.
+  virtual std::string ExternalPath(std::string_view key) const = 0;
+
   // Lists every key under `prefix` by paging through List (for tools and tests).
   Result<std::vector<ObjectMeta>> ListAll(std::string_view prefix, size_t page_size = 1000);
 };

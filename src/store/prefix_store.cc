@@ -74,4 +74,11 @@ std::string PrefixStore::Describe() const {
   return fmt::format("prefix({})+{}", prefix_, inner_->Describe());
 }
 
+std::string PrefixStore::ExternalPath(std::string_view key) const {
+  // prefix_ ends with '/'; the root itself is named without it.
+  std::string inner_key =
+      key.empty() ? prefix_.substr(0, prefix_.size() - 1) : prefix_ + std::string(key);
+  return inner_->ExternalPath(inner_key);
+}
+
 }  // namespace quiver

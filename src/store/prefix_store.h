@@ -27,6 +27,7 @@ class PrefixStore final : public ObjectStore {
   Status Copy(std::string_view src, std::string_view dst) override;
   Result<SweepReport> Sweep(Duration min_age) override;
   std::string Describe() const override;
+  std::string ExternalPath(std::string_view key) const override;
 
  private:
   PrefixStore(std::shared_ptr<ObjectStore> inner, std::string prefix)

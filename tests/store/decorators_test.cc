@@ -38,6 +38,8 @@ TEST(PrefixStoreTest, MapsKeysIntoASubtreeAndBack) {
   EXPECT_EQ((*store)->Head("ns/t.json")->key, "ns/t.json");
   EXPECT_TRUE((*store)->Get("../other").status().IsInvalidInput()) << "cannot climb out";
   EXPECT_EQ((*store)->Describe(), "prefix(proj/wh/)+memory:");
+  EXPECT_EQ((*store)->ExternalPath(""), "memory:/proj/wh");
+  EXPECT_EQ((*store)->ExternalPath("ns/t.json"), "memory:/proj/wh/ns/t.json");
 }
 
 TEST(PrefixStoreTest, RejectsABadPrefix) {

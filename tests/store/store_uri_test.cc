@@ -53,6 +53,8 @@ TEST(StoreUriTest, OpensLocalStoresFromPathsAndFileUris) {
   ASSERT_TRUE(by_uri.ok());
   EXPECT_EQ((*by_uri)->Get("k")->data, "v");
   EXPECT_EQ((*by_uri)->Describe(), "local:" + dir.path() + "/root");
+  EXPECT_EQ((*by_uri)->ExternalPath(""), dir.path() + "/root");
+  EXPECT_EQ((*by_uri)->ExternalPath("a/b"), dir.path() + "/root/a/b");
 }
 
 TEST(StoreUriTest, RelativePathsResolveAgainstTheWorkingDirectory) {
