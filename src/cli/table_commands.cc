@@ -17,6 +17,7 @@
 #include "table/cleanup.h"
 #include "table/dataset.h"
 #include "table/operations.h"
+#include "table/publish.h"
 #include "table/refs.h"
 #include "table/tags.h"
 #include "table/versions.h"
@@ -503,6 +504,40 @@ void AddBranchCommands(CLI::App& table, int* exit_code) {
   });
 }
 
+void AddPublishCommand(CLI::App& table, int* exit_code) {
+  auto args = std::make_shared<CommitArgs>();
+  CLI::App* cmd = table.add_subcommand(
+      "publish", "Make a manifest a writer staged the next version (managed versioning)");
+  cmd->add_option("uri", args->uri, "dataset root")->required();
+  cmd->add_option("staged", args->column, "the staged manifest's key, relative to the root")
+      ->required();
+  cmd->add_option("--version", args->version, "the version it becomes")->required();
+  cmd->add_option("--branch", args->branch, "publish on this branch (default: main)");
+  cmd->callback([args, exit_code] {
+    auto root = OpenExistingStore(args->uri);
+    if (!root.ok()) {
+      *exit_code = Fail(root.status());
+      return;
+    }
+    std::shared_ptr<ObjectStore> store = *root;
+    if (args->branch) {
+      auto branch_store = table::OpenBranchStore(*root, *args->branch);
+      if (!branch_store.ok()) {
+        *exit_code = Fail(branch_store.status());
+        return;
+      }
+      store = *branch_store;
+    }
+    auto ref =
+        table::PublishStagedManifest(*store, table::StagedManifest{args->column, args->version});
+    if (!ref.ok()) {
+      *exit_code = Fail(ref.status());
+      return;
+    }
+    std::cout << fmt::format("published version {} as {}\n", ref->version, ref->path);
+  });
+}
+
 }  // namespace
 
 void AddTableCommands(CLI::App& app, int* exit_code) {
@@ -546,6 +581,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
   AddCommitCommands(*table, exit_code);
   AddCleanupCommand(*table, exit_code);
   AddBranchCommands(*table, exit_code);
+  AddPublishCommand(*table, exit_code);
 }
 
 }  // namespace quiver::cli
