@@ -3,7 +3,9 @@
 #
 #   make run          install deps, build (Release), start build/quiver serve
 #   make test         install deps, build, run the whole CTest suite, then again under
-#                     ASan+UBSan, then the store tests under TSan. Exit status is the truth.
+#                     ASan+UBSan, then the store tests under TSan, then the fuzz targets for a
+#                     bounded time. Exit status is the truth.
+#   make fuzz         build the libFuzzer targets (clang, ASan+UBSan) and run each FUZZ_SECONDS
 #   make build        Release build only (build/)
 #   make format-check clang-format --dry-run over src/ tests/ bench/
 #   make format       rewrite sources in place
@@ -12,10 +14,11 @@
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 CTEST_JOBS ?= 3
+FUZZ_SECONDS ?= 60
 CMAKE_COMMON := -G Ninja -DQUIVER_WERROR=ON
 SOURCES = $(shell git ls-files '*.cc' '*.h' 2>/dev/null || find src tests bench -name '*.cc' -o -name '*.h')
 
-.PHONY: deps build run test test-release test-asan test-tsan format format-check bench clean
+.PHONY: deps build run test test-release test-asan test-tsan fuzz format format-check bench clean
 
 deps:
 	./scripts/install-deps.sh
@@ -28,8 +31,8 @@ build: deps
 run: build
 	./build/quiver serve
 
-test: deps test-release test-asan test-tsan
-	@echo "make test: all suites passed (release, asan+ubsan, tsan store)"
+test: deps test-release test-asan test-tsan fuzz
+	@echo "make test: all suites passed (release, asan+ubsan, tsan store, fuzz)"
 
 test-release: build
 	cd build && ctest --output-on-failure -j $(CTEST_JOBS) --timeout 900
@@ -49,6 +52,13 @@ test-tsan: deps
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --output-on-failure -j $(CTEST_JOBS) --timeout 1800 -L store
 
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DQUIVER_SANITIZE=address,undefined -DQUIVER_FUZZ=ON -DQUIVER_BUILD_TESTS=OFF \
+	  -DQUIVER_BUILD_BENCH=OFF >/dev/null
+	cmake --build build-fuzz -j $(JOBS) --target manifest_fuzzer
+	./scripts/run-fuzz.sh build-fuzz/fuzz/manifest_fuzzer fuzz/corpus/manifest $(FUZZ_SECONDS)
+
 format:
 	clang-format -i $(SOURCES)
 
@@ -59,4 +69,4 @@ bench: build
 	./bench/store/run.sh
 
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan build-fuzz
