@@ -66,7 +66,9 @@ format-check: deps
 	clang-format --dry-run --Werror $(SOURCES)
 
 bench: build
+	./scripts/install-interop.sh
 	./bench/store/run.sh
+	./bench/table/run.sh
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

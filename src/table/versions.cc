@@ -52,7 +52,10 @@ Result<std::vector<VersionRef>> ListVersionRefs(ObjectStore& store) {
 Result<VersionRef> ResolveLatestVersion(ObjectStore& store) {
   ListOptions options;
   options.prefix = kVersionsPrefix;
-  options.limit = 1000;
+  // V2 names sort newest first, so the first valid entry is the answer; a short page keeps the
+  // per-entry metadata a listing returns cheap. Garbage that crowds out every valid name falls
+  // back to the full listing below.
+  options.limit = 64;
   QV_ASSIGN_OR_RETURN(ListPage page, store.List(options));
   bool saw_v1 = false;
   for (const ObjectMeta& meta : page.objects) {
