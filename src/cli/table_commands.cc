@@ -149,35 +149,45 @@ int RunInspect(const InspectArgs& args) {
   return 0;
 }
 
-int RunVersions(const std::string& uri, const std::optional<std::string>& branch, bool json) {
-  auto root = OpenExistingStore(uri);
+struct VersionsArgs {
+  std::string uri;
+  std::optional<std::string> branch;
+  bool json = false;
+  bool descending = false;
+  std::optional<uint64_t> after;
+  size_t limit = 0;  // 0 = all
+};
+
+int RunVersions(const VersionsArgs& args) {
+  auto root = OpenExistingStore(args.uri);
   if (!root.ok()) return Fail(root.status());
   std::shared_ptr<ObjectStore> store = *root;
-  if (branch) {
-    auto branch_store = table::OpenBranchStore(*root, *branch);
+  if (args.branch) {
+    auto branch_store = table::OpenBranchStore(*root, *args.branch);
     if (!branch_store.ok()) return Fail(branch_store.status());
     store = *branch_store;
   }
-  auto refs = table::ListVersionRefs(*store);
-  if (!refs.ok()) return Fail(refs.status());
+  table::VersionListOptions options{args.descending, args.after,
+                                    args.limit == 0 ? kMaxListLimit : args.limit};
+  auto page = table::ListVersions(*store, options);
+  if (!page.ok()) return Fail(page.status());
   ordered_json out = ordered_json::array();
-  for (const table::VersionRef& ref : *refs) {
-    auto loaded = table::LoadManifest(*store, ref);
-    if (!loaded.ok()) return Fail(loaded.status());
-    const auto& ts = loaded->file.manifest->timestamp();
-    int64_t millis = ts.seconds() * 1000 + ts.nanos() / 1'000'000;
-    if (json) {
-      out.push_back({{"version", ref.version},
-                     {"timestamp_millis", millis},
-                     {"manifest_path", ref.path},
-                     {"manifest_size", loaded->ref.size},
-                     {"naming", format::ManifestNamingName(ref.naming)}});
+  for (const table::VersionInfo& v : page->versions) {
+    if (args.json) {
+      out.push_back({{"version", v.ref.version},
+                     {"timestamp_millis", v.timestamp_millis},
+                     {"manifest_path", v.ref.path},
+                     {"manifest_size", v.ref.size},
+                     {"etag", v.ref.etag},
+                     {"naming", format::ManifestNamingName(v.ref.naming)}});
     } else {
-      std::cout << fmt::format("{:>8}  {}  {:>8}  {}\n", ref.version,
-                               FormatIso8601Millis(millis * 1'000'000), loaded->ref.size, ref.path);
+      std::cout << fmt::format("{:>8}  {}  {:>8}  {}\n", v.ref.version,
+                               FormatIso8601Millis(v.timestamp_millis * 1'000'000), v.ref.size,
+                               v.ref.path);
     }
   }
-  if (json) std::cout << out.dump(2) << "\n";
+  if (args.json) std::cout << out.dump(2) << "\n";
+  if (page->next) std::cerr << fmt::format("more versions follow: --after {}\n", *page->next);
   return 0;
 }
 
@@ -555,16 +565,19 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
   inspect->add_flag("--json", inspect_args->json, "one JSON object (documented in the README)");
   inspect->callback([inspect_args, exit_code] { *exit_code = RunInspect(*inspect_args); });
 
-  auto uri = std::make_shared<std::string>();
-  auto branch = std::make_shared<std::optional<std::string>>();
-  auto json = std::make_shared<bool>(false);
+  auto versions_args = std::make_shared<VersionsArgs>();
   CLI::App* versions = table->add_subcommand("versions", "List versions, oldest first");
-  versions->add_option("uri", *uri, "dataset root")->required();
-  versions->add_option("--branch", *branch, "a branch's versions");
-  versions->add_flag("--json", *json, "a JSON array");
-  versions->callback(
-      [uri, branch, json, exit_code] { *exit_code = RunVersions(*uri, *branch, *json); });
+  versions->add_option("uri", versions_args->uri, "dataset root")->required();
+  versions->add_option("--branch", versions_args->branch, "a branch's versions");
+  versions->add_flag("--descending", versions_args->descending, "newest first");
+  versions->add_option("--after", versions_args->after,
+                       "continue after this version (the page token a previous page printed)");
+  versions->add_option("--limit", versions_args->limit, "at most this many (default: all)");
+  versions->add_flag("--json", versions_args->json, "a JSON array");
+  versions->callback([versions_args, exit_code] { *exit_code = RunVersions(*versions_args); });
 
+  auto uri = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
   CLI::App* tags = table->add_subcommand("tags", "List tags");
   tags->add_option("uri", *uri, "dataset root")->required();
   tags->add_flag("--json", *json, "a JSON object: name -> {version, branch, manifest_size}");

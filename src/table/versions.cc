@@ -77,6 +77,33 @@ Result<VersionRef> ResolveLatestVersion(ObjectStore& store) {
   return refs.back();
 }
 
+Result<VersionPage> ListVersions(ObjectStore& store, const VersionListOptions& options) {
+  if (options.limit == 0 || options.limit > kMaxListLimit) {
+    return Status::InvalidInput(
+        fmt::format("version list limit {} is outside 1..{}", options.limit, kMaxListLimit));
+  }
+  QV_ASSIGN_OR_RETURN(std::vector<VersionRef> refs, ListVersionRefs(store));
+  if (options.descending) std::reverse(refs.begin(), refs.end());
+  auto first = refs.begin();
+  if (options.after) {
+    first = std::find_if(refs.begin(), refs.end(), [&](const VersionRef& r) {
+      return options.descending ? r.version < *options.after : r.version > *options.after;
+    });
+  }
+  VersionPage page;
+  for (auto it = first; it != refs.end(); ++it) {
+    if (page.versions.size() == options.limit) {
+      page.next = page.versions.back().ref.version;
+      break;
+    }
+    QV_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(store, *it));
+    const auto& ts = loaded.file.manifest->timestamp();
+    page.versions.push_back(
+        VersionInfo{std::move(loaded.ref), ts.seconds() * 1000 + ts.nanos() / 1'000'000});
+  }
+  return page;
+}
+
 Result<LoadedManifest> LoadManifest(ObjectStore& store, const VersionRef& ref) {
   QV_ASSIGN_OR_RETURN(GetResult got, store.Get(ref.path));
   QV_ASSIGN_OR_RETURN(format::ManifestFile file, format::DecodeManifestFile(got.data, ref.path));

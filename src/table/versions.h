@@ -32,6 +32,22 @@ Result<VersionRef> ResolveLatestVersion(ObjectStore& store);
 // Every non-detached version, oldest first.
 Result<std::vector<VersionRef>> ListVersionRefs(ObjectStore& store);
 
+// One page of versions with their commit times (each manifest is read for its timestamp).
+struct VersionInfo {
+  VersionRef ref;  // number, naming, manifest path, size, etag
+  int64_t timestamp_millis = 0;
+};
+struct VersionListOptions {
+  bool descending = false;        // newest first
+  std::optional<uint64_t> after;  // page token: continue after this version number
+  size_t limit = 1000;            // 1..kMaxListLimit
+};
+struct VersionPage {
+  std::vector<VersionInfo> versions;
+  std::optional<uint64_t> next;  // the page token for the next page, absent on the last page
+};
+Result<VersionPage> ListVersions(ObjectStore& store, const VersionListOptions& options = {});
+
 // Reads and decodes the manifest of `version` (V2 name first, then V1); TableVersionNotFound if
 // neither exists.
 struct LoadedManifest {

@@ -177,6 +177,34 @@ TEST_F(DatasetTest, BranchesLiveUnderTree) {
   EXPECT_EQ((*Dataset::Open(store_))->version(), 2u) << "main is unaffected";
 }
 
+TEST_F(DatasetTest, VersionsPageInBothDirections) {
+  for (uint64_t v = 1; v <= 7; ++v) Commit(v, v);
+  auto collect = [&](bool descending, size_t limit) {
+    std::vector<uint64_t> seen;
+    VersionListOptions options{descending, std::nullopt, limit};
+    while (true) {
+      auto page = ListVersions(*store_, options);
+      EXPECT_TRUE(page.ok()) << page.status().ToString();
+      if (!page.ok()) break;
+      EXPECT_LE(page->versions.size(), limit);
+      for (const VersionInfo& v : page->versions) {
+        seen.push_back(v.ref.version);
+        EXPECT_EQ(v.timestamp_millis, (1'700'000'000 + static_cast<int64_t>(v.ref.version)) * 1000);
+        EXPECT_FALSE(v.ref.etag.empty());
+        EXPECT_GT(v.ref.size, 0u);
+      }
+      if (!page->next) break;
+      options.after = page->next;
+    }
+    return seen;
+  };
+  EXPECT_EQ(collect(false, 3), (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(collect(true, 2), (std::vector<uint64_t>{7, 6, 5, 4, 3, 2, 1}));
+  EXPECT_EQ(collect(false, 100), (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_TRUE(
+      ListVersions(*store_, VersionListOptions{false, std::nullopt, 0}).status().IsInvalidInput());
+}
+
 TEST(RefsTest, BranchFileNamesEncodeSlashes) {
   EXPECT_EQ(EncodeBranchFileName("feat/x"), "feat%2Fx");
   EXPECT_EQ(DecodeBranchFileName("feat%2Fx"), "feat/x");
