@@ -6,32 +6,15 @@
 //   node check_cleanup.mjs <quiver binary> <fixtures dir>
 //
 // Prints one line per check and a closing "N passed, N failed"; exits 1 if any check failed.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 
 import { connectToDataset } from "./lib.mjs";
+import { parseArgs, createReport, quiverRunner, scratch } from "./checks.mjs";
 
-const [quiver, dir] = process.argv.slice(2);
-if (!quiver || !dir) {
-  console.error("usage: node check_cleanup.mjs <quiver binary> <fixtures dir>");
-  process.exit(2);
-}
-let passed = 0;
-let failed = 0;
-function check(label, ok, detail) {
-  if (ok) passed++;
-  else failed++;
-  console.log(`${ok ? "ok  " : "FAIL"}  ${label}${!ok && detail ? ": " + detail : ""}`);
-}
-function quiverRun(...args) {
-  try {
-    return { ok: true, out: execFileSync(quiver, args, { encoding: "utf8", stdio: "pipe" }) };
-  } catch (e) {
-    return { ok: false, out: String(e.stderr) };
-  }
-}
+const { quiver, dir } = parseArgs("node check_cleanup.mjs <quiver binary> <fixtures dir>");
+const { check, finish } = createReport();
+const quiverRun = quiverRunner(quiver);
 
 // Every file below `root`, relative, sorted; quiver's own reserved area is not dataset content.
 function files(root) {
@@ -91,7 +74,8 @@ async function openEverything(ds) {
   return failures;
 }
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), "qv-cleanup-"));
+const space = scratch("qv-cleanup-");
+const work = space.work;
 try {
   // With the files' modification times preserved, old files are deleted; copied without them,
   // every file looks newer than the kept version and only old manifests may go.
@@ -140,7 +124,6 @@ try {
 } catch (e) {
   check("interop run", false, e.stack);
 } finally {
-  fs.rmSync(work, { recursive: true, force: true });
+  space.cleanup();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

@@ -4,36 +4,16 @@
 //   node check_commits.mjs <quiver binary> <fixtures dir>
 //
 // Prints one line per check and a closing "N passed, N failed"; exits 1 if any check failed.
-import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 
 import { connectToDataset } from "./lib.mjs";
+import { parseArgs, createReport, quiverRunner, scratch } from "./checks.mjs";
 
-const [quiver, dir] = process.argv.slice(2);
-if (!quiver || !dir) {
-  console.error("usage: node check_commits.mjs <quiver binary> <fixtures dir>");
-  process.exit(2);
-}
-let passed = 0;
-let failed = 0;
-function check(label, ok, detail) {
-  if (ok) passed++;
-  else failed++;
-  console.log(`${ok ? "ok  " : "FAIL"}  ${label}${!ok && detail ? ": " + detail : ""}`);
-}
-function quiverRun(...args) {
-  try {
-    return { ok: true, out: execFileSync(quiver, args, { encoding: "utf8", stdio: "pipe" }) };
-  } catch (e) {
-    return { ok: false, out: String(e.stderr) };
-  }
-}
+const { quiver, dir } = parseArgs("node check_commits.mjs <quiver binary> <fixtures dir>");
+const { check, finish } = createReport();
+const quiverRun = quiverRunner(quiver);
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), "qv-commits-"));
-const ds = path.join(work, "basic.lance");
-fs.cpSync(path.join(dir, "basic.lance"), ds, { recursive: true });
+const space = scratch("qv-commits-");
+const ds = space.copy(dir, "basic");
 
 // What LanceDB sees at the latest version.
 async function lance() {
@@ -124,7 +104,6 @@ try {
 } catch (e) {
   check("interop run", false, e.stack);
 } finally {
-  fs.rmSync(work, { recursive: true, force: true });
+  space.cleanup();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

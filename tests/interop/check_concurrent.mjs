@@ -7,31 +7,19 @@
 //
 // Prints one line per check and a closing "N passed, N failed"; exits 1 if any check failed.
 import { execFile } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { promisify } from "node:util";
 
 import { connectToDataset } from "./lib.mjs";
+import { parseArgs, createReport, scratch } from "./checks.mjs";
 
 const run = promisify(execFile);
-const [quiver, dir, roundsArg] = process.argv.slice(2);
-if (!quiver || !dir) {
-  console.error("usage: node check_concurrent.mjs <quiver binary> <fixtures dir> [rounds]");
-  process.exit(2);
-}
+const { quiver, dir, rest } = parseArgs("node check_concurrent.mjs <quiver binary> <fixtures dir> [rounds]");
+const roundsArg = rest[0];
 const rounds = Number(roundsArg ?? 30);
-let passed = 0;
-let failed = 0;
-function check(label, ok, detail) {
-  if (ok) passed++;
-  else failed++;
-  console.log(`${ok ? "ok  " : "FAIL"}  ${label}${!ok && detail ? ": " + detail : ""}`);
-}
+const { check, finish } = createReport();
 
-const work = fs.mkdtempSync(path.join(os.tmpdir(), "qv-concurrent-"));
-const ds = path.join(work, "basic.lance");
-fs.cpSync(path.join(dir, "basic.lance"), ds, { recursive: true });
+const space = scratch("qv-concurrent-");
+const ds = space.copy(dir, "basic");
 
 try {
   const c = await connectToDataset(ds);
@@ -95,8 +83,7 @@ try {
 } catch (e) {
   check("interop run", false, e.stack);
 } finally {
-  if (!process.env.QUIVER_KEEP) fs.rmSync(work, { recursive: true, force: true });
-  else console.log(`kept ${work}`);
+  if (!process.env.QUIVER_KEEP) space.cleanup();
+  else console.log(`kept ${space.work}`);
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

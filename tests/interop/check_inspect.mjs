@@ -8,24 +8,11 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
-const [quiver, dir] = process.argv.slice(2);
-if (!quiver || !dir) {
-  console.error("usage: node check_inspect.mjs <quiver binary> <fixtures dir>");
-  process.exit(2);
-}
-const expected = JSON.parse(readFileSync(path.join(dir, "expected.json"), "utf8"));
-let passed = 0;
-let failed = 0;
+import { createReport, parseArgs } from "./checks.mjs";
 
-function check(label, ok, detail) {
-  if (ok) {
-    passed++;
-    console.log(`ok    ${label}`);
-  } else {
-    failed++;
-    console.log(`FAIL  ${label}${detail ? ": " + detail : ""}`);
-  }
-}
+const { quiver, dir } = parseArgs("node check_inspect.mjs <quiver binary> <fixtures dir>");
+const expected = JSON.parse(readFileSync(path.join(dir, "expected.json"), "utf8"));
+const { check, finish } = createReport();
 
 function run(args) {
   return JSON.parse(execFileSync(quiver, args, { encoding: "utf8", maxBuffer: 1 << 28 }));
@@ -123,5 +110,4 @@ for (const [name, ds] of Object.entries(expected.datasets)) {
   }
 }
 
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();
