@@ -1,9 +1,13 @@
-// Every metadata commit quiver makes is opened by LanceDB afterwards: it sees the new version,
-// reads all rows, and can append on top. Works on a copy of the `basic` fixture.
+// Every metadata commit quiver makes (restore, schema and field metadata, rename, drop, and
+// publishing a manifest a writer staged) is opened by LanceDB afterwards: it sees the new
+// version, reads all rows, and can append on top. Works on a copy of the `basic` fixture.
 //
 //   node check_commits.mjs <quiver binary> <fixtures dir>
 //
 // Prints one line per check and a closing "N passed, N failed"; exits 1 if any check failed.
+
+import fs from "node:fs";
+import path from "node:path";
 
 import { connectToDataset } from "./lib.mjs";
 import { parseArgs, createReport, quiverRunner, scratch } from "./checks.mjs";
@@ -98,9 +102,40 @@ try {
   seen = await lance();
   check("every row is still there", seen.rows === 215 && seen.scanned === 215, JSON.stringify(seen));
 
+  // Managed versioning: a writer (LanceDB, on a sibling copy) stages data and a manifest; quiver
+  // publishes the manifest as the next version of this dataset.
+  const sibling = path.join(space.work, "sibling.lance");
+  fs.cpSync(ds, sibling, { recursive: true });
+  {
+    const c = await connectToDataset(sibling);
+    const tbl = await c.db.openTable(c.name);
+    await tbl.add([{ id: 777777n, label: "staged" }]);
+    c.cleanup();
+  }
+  const v11 = "_versions/18446744073709551604.manifest";
+  const txns = fs.readdirSync(path.join(sibling, "_transactions"));
+  for (const f of fs.readdirSync(path.join(sibling, "data"))) {
+    if (!fs.existsSync(path.join(ds, "data", f))) {
+      fs.copyFileSync(path.join(sibling, "data", f), path.join(ds, "data", f));
+    }
+  }
+  for (const f of txns) {
+    if (!fs.existsSync(path.join(ds, "_transactions", f))) {
+      fs.copyFileSync(path.join(sibling, "_transactions", f), path.join(ds, "_transactions", f));
+    }
+  }
+  fs.mkdirSync(path.join(ds, "_staging"), { recursive: true });
+  fs.copyFileSync(path.join(sibling, v11), path.join(ds, "_staging", "v11.manifest"));
+  seen = await step("publish a staged manifest",
+                    ["table", "publish", ds, "_staging/v11.manifest", "--version", "11"],
+                    { version: 11, rows: 216 });
+  check("the staging object is gone", !fs.existsSync(path.join(ds, "_staging", "v11.manifest")), "");
+  v = await lanceAppend(4, 30000);
+  check("LanceDB appends on top of the published version", v === 12, `version ${v}`);
+
   const inspected = JSON.parse(quiverRun("table", "inspect", ds, "--json").out);
   check("quiver reads LanceDB's append on top of its commits",
-        inspected.version === 10 && inspected.num_rows === 215, JSON.stringify(inspected.version));
+        inspected.version === 12 && inspected.num_rows === 220, JSON.stringify(inspected.version));
 } catch (e) {
   check("interop run", false, e.stack);
 } finally {
