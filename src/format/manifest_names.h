@@ -19,6 +19,10 @@ enum class ManifestNaming { kV1, kV2 };
 inline constexpr std::string_view kVersionsDir = "_versions";
 inline constexpr std::string_view kManifestSuffix = ".manifest";
 inline constexpr std::string_view kVersionHintFile = "latest_version_hint.json";
+inline constexpr std::string_view kTransactionsDir = "_transactions";
+// The directories of a dataset (or branch) root that hold its own files.
+inline constexpr std::string_view kDatasetDirs[] = {"data/", "_deletions/", "_indices/",
+                                                    "_transactions/", "_versions/"};
 
 // "18446744073709551614.manifest" for version 1 under V2, "1.manifest" under V1.
 std::string ManifestFileName(uint64_t version, ManifestNaming naming);

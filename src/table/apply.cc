@@ -7,6 +7,7 @@
 
 #include "format/feature_flags.h"
 #include "format/lance_proto.h"
+#include "table/commit.h"
 
 namespace quiver::table {
 namespace {
@@ -69,6 +70,19 @@ void ApplyProject(const Transaction::Project& p, Manifest& m) {
 }
 
 }  // namespace
+
+void StampManifest(lance::table::Manifest& manifest, uint64_t version, int64_t now_nanos,
+                   const std::string& transaction_file) {
+  manifest.set_version(version);
+  manifest.mutable_timestamp()->set_seconds(now_nanos / 1'000'000'000);
+  manifest.mutable_timestamp()->set_nanos(static_cast<int32_t>(now_nanos % 1'000'000'000));
+  auto* writer = manifest.mutable_writer_version();
+  writer->Clear();
+  writer->set_library(std::string(kWriterLibrary));
+  writer->set_version(QUIVER_VERSION);
+  manifest.set_transaction_file(transaction_file);
+  manifest.clear_tag();
+}
 
 void RecomputeFeatureFlags(Manifest& m) {
   uint64_t reader = m.reader_feature_flags() & format::kFlagStableRowIds;

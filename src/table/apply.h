@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "common/result.h"
 #include "format/manifest_file.h"
@@ -29,6 +30,11 @@ struct AppliedManifest {
 Result<AppliedManifest> ApplyTransaction(const lance::table::Transaction& txn,
                                          const format::ManifestFile& latest,
                                          const VersionLoader& load_version);
+
+// Marks `manifest` as version `version`, committed now by quiver with `transaction_file`
+// (name inside _transactions/; "" for none).
+void StampManifest(lance::table::Manifest& manifest, uint64_t version, int64_t now_nanos,
+                   const std::string& transaction_file);
 
 // Recomputes both feature-flag words from the manifest's content, as Rust does on every
 // commit (deletion files, stable row ids, config, base paths).

@@ -20,10 +20,6 @@ bool IsRefChar(char c) {
          c == '-' || c == '_';
 }
 
-std::string BranchRefKey(const std::string& name) {
-  return std::string(kBranchesDir) + EncodeBranchFileName(name) + ".json";
-}
-
 // The source's version_mapping, from its ref file (main has none).
 Result<nlohmann::ordered_json> ParentMapping(ObjectStore& root,
                                              const std::optional<std::string>& source) {
@@ -138,16 +134,12 @@ Result<BranchInfo> CreateBranch(const std::shared_ptr<ObjectStore>& root, const 
   const std::string tree = BranchRootKey(name) + "/";
   const std::string txn_file = fmt::format("{}-{}.txn", version, txn.uuid());
   const int64_t now = clock->NowNanos();
-  m.mutable_timestamp()->set_seconds(now / 1'000'000'000);
-  m.mutable_timestamp()->set_nanos(static_cast<int32_t>(now % 1'000'000'000));
-  m.mutable_writer_version()->Clear();
-  m.mutable_writer_version()->set_library(std::string(kWriterLibrary));
-  m.mutable_writer_version()->set_version(QUIVER_VERSION);
-  m.set_transaction_file(txn_file);
+  StampManifest(m, version, now, txn_file);
   RecomputeFeatureFlags(m);
 
-  QV_RETURN_IF_ERROR(
-      root->Put(tree + "_transactions/" + txn_file, txn.SerializeAsString()).status());
+  QV_RETURN_IF_ERROR(root->Put(tree + std::string(format::kTransactionsDir) + "/" + txn_file,
+                               txn.SerializeAsString())
+                         .status());
   std::string bytes = format::EncodeManifestFile(m, &txn, indices.get());
   auto put = root->Put(tree + std::string(format::kVersionsDir) + "/" +
                            format::ManifestFileName(version, format::ManifestNaming::kV2),
@@ -161,9 +153,7 @@ Result<BranchInfo> CreateBranch(const std::shared_ptr<ObjectStore>& root, const 
     }
     return put.status();
   }
-  (void)root->Put(
-      tree + std::string(format::kVersionsDir) + "/" + std::string(format::kVersionHintFile),
-      fmt::format("{{\"version\":{}}}", version));
+  WriteVersionHint(*root, version, tree);
 
   QV_ASSIGN_OR_RETURN(nlohmann::ordered_json mapping, ParentMapping(*root, source.branch));
   std::string simple_uuid = NewUuidV4();
@@ -208,8 +198,8 @@ Status DeleteBranch(const std::shared_ptr<ObjectStore>& root, const std::string&
   QV_RETURN_IF_ERROR(root->Delete(BranchRefKey(name)));
   // The branch's own dataset directories only: tree/<name>/<other>/ may be another branch.
   const std::string tree = BranchRootKey(name) + "/";
-  for (const char* dir : {"data/", "_deletions/", "_indices/", "_transactions/", "_versions/"}) {
-    QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> files, root->ListAll(tree + dir));
+  for (std::string_view dir : format::kDatasetDirs) {
+    QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> files, root->ListAll(tree + std::string(dir)));
     for (const ObjectMeta& f : files) QV_RETURN_IF_ERROR(root->Delete(f.key));
   }
   return Status::OK();

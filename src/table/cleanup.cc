@@ -36,7 +36,9 @@ void CollectReferenced(const LoadedManifest& loaded, std::set<std::string>& file
                       d.file_type() == lance::table::DeletionFile::BITMAP ? "bin" : "arrow"));
     }
   }
-  if (!m.transaction_file().empty()) files.insert("_transactions/" + m.transaction_file());
+  if (!m.transaction_file().empty()) {
+    files.insert(std::string(format::kTransactionsDir) + "/" + m.transaction_file());
+  }
   if (loaded.file.index_section) {
     for (const auto& index : loaded.file.index_section->indices()) {
       if (!index.has_base_id()) {
@@ -106,8 +108,7 @@ Result<CleanupReport> CleanupOldVersions(const std::shared_ptr<ObjectStore>& roo
   }
   std::vector<std::string> tagged_old;
   for (auto& [version, state] : versions) {
-    const auto& ts = state.loaded.file.manifest->timestamp();
-    const int64_t committed = ts.seconds() * 1'000'000'000 + ts.nanos();
+    const int64_t committed = ManifestTimestampNanos(*state.loaded.file.manifest);
     bool old = true;
     if (policy.older_than) old = old && committed < now - policy.older_than->count();
     if (policy.retain_versions) old = old && before_version && version < *before_version;
@@ -132,8 +133,7 @@ Result<CleanupReport> CleanupOldVersions(const std::shared_ptr<ObjectStore>& roo
   int64_t earliest_kept = std::numeric_limits<int64_t>::max();
   for (const auto& [version, state] : versions) {
     if (!state.keep) continue;
-    const auto& ts = state.loaded.file.manifest->timestamp();
-    earliest_kept = std::min<int64_t>(earliest_kept, ts.seconds() * 1'000'000'000 + ts.nanos());
+    earliest_kept = std::min(earliest_kept, ManifestTimestampNanos(*state.loaded.file.manifest));
   }
 
   // 2. The files every kept version needs, and the ones only removed versions referenced.
@@ -153,8 +153,7 @@ Result<CleanupReport> CleanupOldVersions(const std::shared_ptr<ObjectStore>& roo
   CleanupReport report;
   std::vector<ObjectMeta> doomed_files;
   std::vector<ObjectMeta> doomed_manifests;
-  for (std::string_view prefix :
-       {"data/", "_deletions/", "_indices/", "_transactions/", "_versions/"}) {
+  for (std::string_view prefix : format::kDatasetDirs) {
     QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> listed, store->ListAll(prefix));
     for (ObjectMeta& meta : listed) {
       const std::string& key = meta.key;

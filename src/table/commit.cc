@@ -18,8 +18,6 @@ namespace {
 
 using lance::table::Transaction;
 
-constexpr std::string_view kTransactionsDir = "_transactions/";
-
 // The transaction of a committed version: inline, else its .txn file.
 Result<Transaction> TransactionOf(ObjectStore& store, const LoadedManifest& loaded) {
   if (loaded.file.transaction) return *loaded.file.transaction;
@@ -30,26 +28,13 @@ Result<Transaction> TransactionOf(ObjectStore& store, const LoadedManifest& load
                               "checked against it",
                               loaded.ref.version));
   }
-  std::string key = std::string(kTransactionsDir) + name;
+  std::string key = std::string(format::kTransactionsDir) + "/" + name;
   QV_ASSIGN_OR_RETURN(GetResult got, store.Get(key));
   Transaction txn;
   if (!txn.ParseFromString(got.data)) {
     return Status::Corruption(fmt::format("{}: not a valid transaction", key));
   }
   return txn;
-}
-
-void StampManifest(lance::table::Manifest& m, uint64_t version, int64_t now_nanos,
-                   const std::string& transaction_file) {
-  m.set_version(version);
-  m.mutable_timestamp()->set_seconds(now_nanos / 1'000'000'000);
-  m.mutable_timestamp()->set_nanos(static_cast<int32_t>(now_nanos % 1'000'000'000));
-  auto* writer = m.mutable_writer_version();
-  writer->Clear();
-  writer->set_library(std::string(kWriterLibrary));
-  writer->set_version(QUIVER_VERSION);
-  m.set_transaction_file(transaction_file);
-  m.clear_tag();
 }
 
 }  // namespace
@@ -100,7 +85,8 @@ Result<CommitResult> CommitTransaction(ObjectStore& store, Transaction txn,
 
     if (!txn_written) {
       QV_RETURN_IF_ERROR(
-          store.Put(std::string(kTransactionsDir) + txn_file, txn.SerializeAsString()).status());
+          store.Put(std::string(format::kTransactionsDir) + "/" + txn_file, txn.SerializeAsString())
+              .status());
       txn_written = true;
     }
     std::string bytes = format::EncodeManifestFile(*next.manifest, &txn, next.index_section.get());
@@ -115,13 +101,7 @@ Result<CommitResult> CommitTransaction(ObjectStore& store, Transaction txn,
       }
       return put.status();
     }
-    // Best effort, like Lance: a stale hint only costs a listing.
-    Status hint =
-        store
-            .Put(std::string(format::kVersionsDir) + "/" + std::string(format::kVersionHintFile),
-                 fmt::format("{{\"version\":{}}}", version))
-            .status();
-    if (!hint.ok()) QV_LOG_WARN("could not update the version hint", {{"error", hint.ToString()}});
+    WriteVersionHint(store, version);
     return CommitResult{version, path, bytes.size(), txn_file, attempt};
   }
   return Status(StatusCode::kConcurrentModification,

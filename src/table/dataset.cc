@@ -59,8 +59,7 @@ std::string Dataset::DataStorageVersion() const {
 }
 
 int64_t Dataset::TimestampMillis() const {
-  const auto& ts = file_.manifest->timestamp();
-  return ts.seconds() * 1000 + ts.nanos() / 1'000'000;
+  return ManifestTimestampNanos(*file_.manifest) / 1'000'000;
 }
 
 uint64_t Dataset::ReaderFlags() const { return file_.manifest->reader_feature_flags(); }

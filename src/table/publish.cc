@@ -73,8 +73,7 @@ Result<VersionRef> PublishStagedManifest(ObjectStore& store, const StagedManifes
     QV_LOG_WARN("published, but the staged manifest was not removed",
                 {{"key", staged.key}, {"error", removed.ToString()}});
   }
-  (void)store.Put(std::string(format::kVersionsDir) + "/" + std::string(format::kVersionHintFile),
-                  fmt::format("{{\"version\":{}}}", staged.version));
+  WriteVersionHint(store, staged.version);
   return VersionRef{staged.version, naming, path, put->size, put->etag};
 }
 

@@ -113,11 +113,13 @@ Result<TagInfo> GetTag(ObjectStore& root, const std::string& name) {
                          fmt::format("tag '{}' does not exist", name), ParseTagJson);
 }
 
+std::string BranchRefKey(std::string_view name) {
+  return std::string(kBranchesDir) + EncodeBranchFileName(name) + std::string(kJsonSuffix);
+}
+
 Result<BranchInfo> GetBranch(ObjectStore& root, const std::string& name) {
-  return GetRef<BranchInfo>(
-      root, std::string(kBranchesDir) + EncodeBranchFileName(name) + std::string(kJsonSuffix),
-      StatusCode::kTableBranchNotFound, fmt::format("branch '{}' does not exist", name),
-      ParseBranchJson);
+  return GetRef<BranchInfo>(root, BranchRefKey(name), StatusCode::kTableBranchNotFound,
+                            fmt::format("branch '{}' does not exist", name), ParseBranchJson);
 }
 
 std::string EncodeBranchFileName(std::string_view branch) {

@@ -41,6 +41,8 @@ Result<std::map<std::string, TagInfo>> ListTags(ObjectStore& root);
 Result<TagInfo> GetTag(ObjectStore& root, const std::string& name);  // TableTagNotFound
 // "_refs/tags/<name>.json".
 std::string TagKey(std::string_view name);
+// "_refs/branches/<name, '/' as %2F>.json".
+std::string BranchRefKey(std::string_view name);
 Result<std::map<std::string, BranchInfo>> ListBranches(ObjectStore& root);
 Result<BranchInfo> GetBranch(ObjectStore& root, const std::string& name);  // TableBranchNotFound
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/logging.h"
 #include "format/feature_flags.h"
 #include "format/lance_proto.h"
 
@@ -77,6 +78,20 @@ Result<VersionRef> ResolveLatestVersion(ObjectStore& store) {
   return refs.back();
 }
 
+int64_t ManifestTimestampNanos(const lance::table::Manifest& manifest) {
+  const auto& ts = manifest.timestamp();
+  return ts.seconds() * 1'000'000'000 + ts.nanos();
+}
+
+void WriteVersionHint(ObjectStore& store, uint64_t version, std::string_view root) {
+  Status s = store
+                 .Put(std::string(root) + std::string(format::kVersionsDir) + "/" +
+                          std::string(format::kVersionHintFile),
+                      fmt::format("{{\"version\":{}}}", version))
+                 .status();
+  if (!s.ok()) QV_LOG_WARN("could not update the version hint", {{"error", s.ToString()}});
+}
+
 Result<VersionPage> ListVersions(ObjectStore& store, const VersionListOptions& options) {
   if (options.limit == 0 || options.limit > kMaxListLimit) {
     return Status::InvalidInput(
@@ -97,9 +112,8 @@ Result<VersionPage> ListVersions(ObjectStore& store, const VersionListOptions& o
       break;
     }
     QV_ASSIGN_OR_RETURN(LoadedManifest loaded, LoadManifest(store, *it));
-    const auto& ts = loaded.file.manifest->timestamp();
-    page.versions.push_back(
-        VersionInfo{std::move(loaded.ref), ts.seconds() * 1000 + ts.nanos() / 1'000'000});
+    const int64_t millis = ManifestTimestampNanos(*loaded.file.manifest) / 1'000'000;
+    page.versions.push_back(VersionInfo{std::move(loaded.ref), millis});
   }
   return page;
 }

@@ -17,6 +17,10 @@
 #include "format/manifest_names.h"
 #include "store/object_store.h"
 
+namespace lance::table {
+class Manifest;
+}
+
 namespace quiver::table {
 
 struct VersionRef {
@@ -31,6 +35,13 @@ struct VersionRef {
 Result<VersionRef> ResolveLatestVersion(ObjectStore& store);
 // Every non-detached version, oldest first.
 Result<std::vector<VersionRef>> ListVersionRefs(ObjectStore& store);
+
+// A manifest's commit time in nanoseconds since the epoch (0 when absent).
+int64_t ManifestTimestampNanos(const lance::table::Manifest& manifest);
+
+// Writes `{"version":N}` to <root>_versions/latest_version_hint.json, as Lance does after a
+// commit. Best effort: a stale hint only costs readers a listing, so failures are only logged.
+void WriteVersionHint(ObjectStore& store, uint64_t version, std::string_view root = "");
 
 // One page of versions with their commit times (each manifest is read for its timestamp).
 struct VersionInfo {
