@@ -1,5 +1,8 @@
 // The `quiver` binary: `serve` and the offline/client subcommands.
+#include <csignal>
 #include <cstdio>
+
+#include <pthread.h>
 #include <map>
 #include <string>
 
@@ -10,10 +13,41 @@
 #include "cli/table_commands.h"
 #include "common/config.h"
 #include "common/logging.h"
+#include "server/server.h"
 
 namespace {
 
 constexpr const char* kVersion = QUIVER_VERSION;
+
+// Serves until SIGINT/SIGTERM, then shuts down gracefully (stop accepting, finish the requests
+// in flight) and returns 0. The signals are blocked before any thread starts, so only the
+// sigwait below receives them.
+int RunServer(const quiver::Config& config) {
+  quiver::Logger::Default().SetLevel(config.log_level);
+  quiver::Logger::Default().SetFormat(config.log_format);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  auto server = quiver::server::Server::Start(config);
+  if (!server.ok()) {
+    std::fprintf(stderr, "quiver: error: cannot serve: %s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  std::printf("quiver serve: listening on %s (root %s, managed versioning %s, quiver %s)\n",
+              (*server)->url().c_str(), (*server)->root().c_str(),
+              config.managed_versioning ? "on" : "off", kVersion);
+  std::fflush(stdout);
+  int received = 0;
+  sigwait(&signals, &received);
+  QV_LOG_INFO("shutting down: no new connections; finishing requests in flight",
+              {{"signal", received == SIGINT ? "SIGINT" : "SIGTERM"}});
+  (*server)->Shutdown();
+  (*server)->Wait();
+  QV_LOG_INFO("stopped", {});
+  return 0;
+}
 
 // `serve`: every setting from ConfigOptions() becomes a flag whose help names its env twin.
 void AddServeCommand(CLI::App& app, int* exit_code) {
@@ -42,11 +76,7 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
       *exit_code = 2;
       return;
     }
-    std::fprintf(stderr,
-                 "quiver serve: the catalog server is not available in quiver %s yet; it arrives "
-                 "with the catalog-server milestone (configuration is valid: root=%s listen=%s)\n",
-                 kVersion, config->root.c_str(), config->listen.c_str());
-    *exit_code = 3;
+    *exit_code = RunServer(*config);
   });
 }
 

@@ -1,5 +1,6 @@
 #include "common/config.h"
 
+#include <cctype>
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -20,6 +21,18 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"log_level", "--log-level", "QUIVER_LOG_LEVEL", "info", "debug, info, warn, error or off"},
       {"log_format", "--log-format", "QUIVER_LOG_FORMAT", "text",
        "text (readable) or json (JSON Lines)"},
+      {"managed_versioning", "--managed-versioning", "QUIVER_MANAGED_VERSIONING", "false",
+       "true: the catalog is the commit authority for every table (CreateTableVersion)"},
+      {"workers", "--workers", "QUIVER_WORKERS", "0",
+       "request-handling threads; 0 = 4 per core (handlers wait on storage)"},
+      {"max_header_bytes", "--max-header-bytes", "QUIVER_MAX_HEADER_BYTES", "16384",
+       "largest request header accepted; larger ones get 413"},
+      {"max_body_bytes", "--max-body-bytes", "QUIVER_MAX_BODY_BYTES", "268435456",
+       "largest request body accepted; larger ones get 413"},
+      {"read_timeout_ms", "--read-timeout-ms", "QUIVER_READ_TIMEOUT_MS", "30000",
+       "time allowed to receive a request (and to idle on a keep-alive connection)"},
+      {"write_timeout_ms", "--write-timeout-ms", "QUIVER_WRITE_TIMEOUT_MS", "30000",
+       "time allowed to send a response"},
   };
   return *options;
 }
@@ -76,6 +89,39 @@ Status SetConfigValue(Config& config, std::string_view key, std::string_view val
     auto parsed = ParseLogFormat(value);
     if (!parsed.ok()) return bad(parsed.status());
     config.log_format = *parsed;
+  } else if (key == "managed_versioning") {
+    std::string v(value);
+    for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (v == "true" || v == "1" || v == "yes" || v == "on") {
+      config.managed_versioning = true;
+    } else if (v == "false" || v == "0" || v == "no" || v == "off") {
+      config.managed_versioning = false;
+    } else {
+      return Status::InvalidInput(
+          fmt::format("{} ({}): '{}' is not true or false", key, source, value));
+    }
+  } else if (key == "workers" || key == "max_header_bytes" || key == "max_body_bytes" ||
+             key == "read_timeout_ms" || key == "write_timeout_ms") {
+    uint64_t n = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
+      return Status::InvalidInput(
+          fmt::format("{} ({}): '{}' is not a non-negative integer", key, source, value));
+    }
+    if (key == "workers") {
+      if (n > 1024) return Status::InvalidInput(fmt::format("{} ({}): at most 1024", key, source));
+      config.workers = static_cast<int>(n);
+    } else if (n == 0) {
+      return Status::InvalidInput(fmt::format("{} ({}): must be positive", key, source));
+    } else if (key == "max_header_bytes") {
+      config.max_header_bytes = n;
+    } else if (key == "max_body_bytes") {
+      config.max_body_bytes = n;
+    } else if (key == "read_timeout_ms") {
+      config.read_timeout_ms = n;
+    } else {
+      config.write_timeout_ms = n;
+    }
   } else {
     std::string known;
     for (const ConfigOption& o : ConfigOptions()) {

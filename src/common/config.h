@@ -26,6 +26,12 @@ struct Config {
   std::string listen = "127.0.0.1:2333";
   LogLevel log_level = LogLevel::kInfo;
   LogFormat log_format = LogFormat::kText;
+  bool managed_versioning = false;  // the catalog commits every table's versions
+  int workers = 0;                  // request threads; 0 = 4 per core
+  uint64_t max_header_bytes = 16 * 1024;
+  uint64_t max_body_bytes = 256ull * 1024 * 1024;
+  uint64_t read_timeout_ms = 30'000;
+  uint64_t write_timeout_ms = 30'000;
 };
 
 // One declared setting.

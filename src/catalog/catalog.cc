@@ -1,0 +1,782 @@
+#include "catalog/catalog.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "common/ids.h"
+#include "common/logging.h"
+#include "store/key.h"
+#include "store/prefix_store.h"
+#include "table/versions.h"
+
+namespace quiver::catalog {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kIntentsDir = "_quiver/intents/";
+constexpr std::string_view kReservedMarker = ".lance-reserved";
+// A namespace marked as dropping longer ago than this is a leftover of a crashed drop.
+constexpr int64_t kDroppingMarkerTtlNanos = 300LL * 1'000'000'000;
+
+Status Error(StatusCode code, std::string message) { return Status(code, std::move(message)); }
+
+
+std::string NamespaceName(const ObjectId& ns) {
+  return ns.empty() ? "the root namespace" : fmt::format("namespace '{}'", JoinId(ns));
+}
+
+json IdJson(const ObjectId& id) { return json(id); }
+
+Result<ObjectId> IdFromJson(const json& value, std::string_view what) {
+  if (!value.is_array()) return Status::Corruption(fmt::format("{}: 'id' is not an array", what));
+  ObjectId id;
+  for (const json& part : value) {
+    if (!part.is_string()) return Status::Corruption(fmt::format("{}: 'id' holds a non-string", what));
+    id.push_back(part.get<std::string>());
+  }
+  return id;
+}
+
+Properties PropertiesFromJson(const json& body) {
+  Properties props;
+  auto it = body.find("properties");
+  if (it == body.end() || !it->is_object()) return props;
+  for (auto& [k, v] : it->items()) {
+    if (v.is_string()) props[k] = v.get<std::string>();
+  }
+  return props;
+}
+
+bool IEquals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// Cuts `s` to at most `n` bytes without splitting a UTF-8 sequence.
+std::string_view Utf8Prefix(std::string_view s, size_t n) {
+  if (s.size() <= n) return s;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xc0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
+std::string PercentEncodePath(std::string_view path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || std::string_view("-._~/$!&'()*+,;=:@").find(static_cast<char>(c)) !=
+                               std::string_view::npos) {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+Status ValidateRegisterLocation(const std::string& location) {
+  if (location.empty()) return Status::InvalidInput("'location' must not be empty");
+  if (location.find("://") != std::string::npos || location.front() == '/') {
+    return Status::InvalidInput(fmt::format(
+        "location '{}' must be relative to the catalog root (no scheme, no leading '/')", location));
+  }
+  std::string_view trimmed = location;
+  while (!trimmed.empty() && trimmed.back() == '/') trimmed.remove_suffix(1);
+  size_t start = 0;
+  while (start <= trimmed.size()) {
+    size_t slash = trimmed.find('/', start);
+    std::string_view seg = trimmed.substr(start, slash == std::string_view::npos ? slash : slash - start);
+    if (seg == "..") {
+      return Status::InvalidInput(fmt::format("location '{}' must not contain '..'", location));
+    }
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  if (trimmed.substr(0, kRegistryDir.size()) == kRegistryDir) {
+    return Status::InvalidInput(fmt::format("location '{}' is inside the catalog's own records", location));
+  }
+  Status key = ValidateKey(trimmed);
+  if (!key.ok()) return Status::InvalidInput(fmt::format("location '{}': {}", location, key.message()));
+  if (!IsValidUtf8(trimmed)) return Status::InvalidInput("location is not valid UTF-8");
+  return Status::OK();
+}
+
+}  // namespace
+
+Catalog::Catalog(std::unique_ptr<Registry> registry, const CatalogOptions& options)
+    : registry_(std::move(registry)), options_(options) {
+  if (options_.clock == nullptr) options_.clock = Clock::Real();
+}
+
+Result<std::unique_ptr<Catalog>> Catalog::Open(std::shared_ptr<ObjectStore> root,
+                                               const CatalogOptions& options) {
+  QV_ASSIGN_OR_RETURN(std::unique_ptr<Registry> registry,
+                      Registry::Open(std::move(root), options.clock));
+  return std::unique_ptr<Catalog>(new Catalog(std::move(registry), options));
+}
+
+std::string Catalog::Now() const { return FormatIso8601Millis(clock()->NowNanos()); }
+
+bool Catalog::ManagedFor(const Properties& properties) const {
+  if (options_.managed_versioning) return true;
+  auto it = properties.find(std::string(kManagedVersioningProperty));
+  return it != properties.end() && IEquals(it->second, "true");
+}
+
+void Catalog::Log(std::string_view action, std::string_view kind, const ObjectId& id,
+                  const Actor& actor, json extra) {
+  extra["action"] = action;
+  extra["kind"] = kind;
+  extra["object"] = IdJson(id);
+  extra["actor"] = actor.principal;
+  if (!actor.request_id.empty()) extra["request_id"] = actor.request_id;
+  extra["outcome"] = "ok";
+  auto seq = registry_->AppendLog(std::move(extra));
+  if (!seq.ok()) {
+    // The mutation itself is durable; a missing event is reported, not turned into a failure.
+    QV_LOG_WARN("change-log append failed", {{"action", std::string(action)},
+                {"object", JoinId(id)}, {"error", seq.status().ToString()}});
+  }
+}
+
+Status Catalog::CheckNamespaceLive(const ObjectId& ns, std::string_view purpose) {
+  if (ns.empty()) return Status::OK();
+  auto record = registry_->Get(RecordKind::kNamespace, ns);
+  if (!record.ok()) {
+    if (!record.status().IsNotFound()) return record.status();
+    return Error(StatusCode::kNamespaceNotFound,
+                 fmt::format("namespace '{}' does not exist; create it (CreateNamespace) before {}",
+                             JoinId(ns), purpose));
+  }
+  auto it = record->body.find("dropping_since");
+  if (it != record->body.end() && it->is_number_integer() &&
+      clock()->NowNanos() - it->get<int64_t>() < kDroppingMarkerTtlNanos) {
+    return Status(StatusCode::kConcurrentModification,
+                  fmt::format("namespace '{}' is being dropped", JoinId(ns)), Subcode::kNone, true);
+  }
+  return Status::OK();
+}
+
+Result<NamespaceInfo> Catalog::NamespaceFromRecord(const ObjectId& id, const json& body) const {
+  NamespaceInfo info;
+  info.id = id;
+  info.properties = PropertiesFromJson(body);
+  info.created_at = body.value("created_at", "");
+  return info;
+}
+
+Result<TableInfo> Catalog::TableFromRecord(const ObjectId& id, const json& body) const {
+  TableInfo info;
+  info.id = id;
+  auto loc = body.find("location");
+  if (loc == body.end() || !loc->is_string() || loc->get<std::string>().empty()) {
+    return Status::Corruption(fmt::format("table record of '{}' has no location", JoinId(id)));
+  }
+  info.location = loc->get<std::string>();
+  info.properties = PropertiesFromJson(body);
+  info.declared = body.value("declared", false);
+  info.managed_versioning = body.value("managed_versioning", false) || ManagedFor(info.properties);
+  info.created_at = body.value("created_at", "");
+  return info;
+}
+
+// --- namespaces ------------------------------------------------------------------------------
+
+Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mode,
+                                               const Properties& properties, const Actor& actor) {
+  if (id.empty()) {
+    if (mode == CreateMode::kExistOk) return NamespaceInfo{};
+    return Error(StatusCode::kNamespaceAlreadyExists, "the root namespace always exists");
+  }
+  QV_RETURN_IF_ERROR(ValidateId(id, "namespace", false));
+  ObjectId parent = ParentOf(id);
+  QV_RETURN_IF_ERROR(CheckNamespaceLive(parent, "creating namespaces in it"));
+
+  auto existing = registry_->Get(RecordKind::kNamespace, id);
+  if (existing.ok()) {
+    if (mode == CreateMode::kCreate) {
+      return Error(StatusCode::kNamespaceAlreadyExists,
+                   fmt::format("namespace '{}' already exists", JoinId(id)));
+    }
+    if (mode == CreateMode::kExistOk) return NamespaceFromRecord(id, existing->body);
+    // Overwrite: "drop and recreate empty", allowed only when there is nothing to drop.
+    QV_ASSIGN_OR_RETURN(bool has_ns, registry_->HasDescendants(RecordKind::kNamespace, id));
+    QV_ASSIGN_OR_RETURN(bool has_tables, registry_->HasDescendants(RecordKind::kTable, id));
+    if (has_ns || has_tables) {
+      return Error(StatusCode::kNamespaceNotEmpty,
+                   fmt::format("namespace '{}' is not empty; Overwrite only replaces an empty "
+                               "namespace (drop it with behavior Cascade first)",
+                               JoinId(id)));
+    }
+    json body = existing->body;
+    body["properties"] = properties;
+    body.erase("dropping_since");
+    auto replaced = registry_->Replace(RecordKind::kNamespace, id, body, existing->etag);
+    if (!replaced.ok()) {
+      if (replaced.status().IsConflict()) {
+        return Status(StatusCode::kConcurrentModification,
+                      fmt::format("namespace '{}' changed concurrently", JoinId(id)),
+                      Subcode::kNone, true);
+      }
+      return replaced.status();
+    }
+    Log("overwrite_namespace", "namespace", id, actor);
+    return NamespaceFromRecord(id, body);
+  }
+  if (!existing.status().IsNotFound()) return existing.status();
+
+  Status err;
+  if (registry_->Exists(RecordKind::kTable, id, &err)) {
+    return Error(StatusCode::kNamespaceAlreadyExists,
+                 fmt::format("a table named '{}' already exists in {}", LeafOf(id), NamespaceName(parent)));
+  }
+  QV_RETURN_IF_ERROR(err);
+
+  json body = {{"kind", "namespace"}, {"id", IdJson(id)}, {"properties", properties},
+               {"created_at", Now()}};
+  auto created = registry_->Create(RecordKind::kNamespace, id, body);
+  if (!created.ok()) {
+    if (!created.status().IsAlreadyExists()) return created.status();
+    if (mode == CreateMode::kCreate) {
+      return Error(StatusCode::kNamespaceAlreadyExists,
+                   fmt::format("namespace '{}' already exists", JoinId(id)));
+    }
+    QV_ASSIGN_OR_RETURN(Record now, registry_->Get(RecordKind::kNamespace, id));
+    return NamespaceFromRecord(id, now.body);
+  }
+  // Re-check what a concurrent writer could have changed while we wrote.
+  Status live = CheckNamespaceLive(parent, "creating namespaces in it");
+  if (live.ok() && registry_->Exists(RecordKind::kTable, id, &err)) {
+    live = Error(StatusCode::kNamespaceAlreadyExists,
+                 fmt::format("a table named '{}' was created concurrently", LeafOf(id)));
+  }
+  if (!live.ok()) {
+    (void)registry_->Delete(RecordKind::kNamespace, id, *created);
+    return live;
+  }
+  Log("create_namespace", "namespace", id, actor);
+  return NamespaceFromRecord(id, body);
+}
+
+Result<NamespaceInfo> Catalog::DescribeNamespace(const ObjectId& id) {
+  if (id.empty()) return NamespaceInfo{};
+  QV_RETURN_IF_ERROR(ValidateId(id, "namespace", false));
+  auto record = registry_->Get(RecordKind::kNamespace, id);
+  if (!record.ok()) {
+    if (record.status().IsNotFound()) {
+      return Error(StatusCode::kNamespaceNotFound,
+                   fmt::format("namespace '{}' does not exist", JoinId(id)));
+    }
+    return record.status();
+  }
+  return NamespaceFromRecord(id, record->body);
+}
+
+Result<NameList> Catalog::ListNamespaces(const ObjectId& parent, const std::string& page_token,
+                                         std::optional<size_t> limit) {
+  QV_RETURN_IF_ERROR(DescribeNamespace(parent).status());
+  NameList out;
+  if (limit && *limit == 0) return out;
+  QV_ASSIGN_OR_RETURN(NamePage page, registry_->ListChildren(RecordKind::kNamespace, parent,
+                                                             page_token, limit.value_or(0)));
+  out.names = std::move(page.names);
+  if (page.truncated && !out.names.empty()) out.page_token = out.names.back();
+  return out;
+}
+
+Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
+                                                            const DropNamespaceOptions& options,
+                                                            const Actor& actor) {
+  if (id.empty()) return Status::InvalidInput("the root namespace cannot be dropped");
+  QV_RETURN_IF_ERROR(ValidateId(id, "namespace", false));
+  auto record = registry_->Get(RecordKind::kNamespace, id);
+  if (!record.ok()) {
+    if (!record.status().IsNotFound()) return record.status();
+    if (options.skip_missing) return std::optional<NamespaceInfo>();
+    return Error(StatusCode::kNamespaceNotFound,
+                 fmt::format("namespace '{}' does not exist", JoinId(id)));
+  }
+  QV_ASSIGN_OR_RETURN(NamespaceInfo info, NamespaceFromRecord(id, record->body));
+
+  // Mark first: a create that lands in this namespace after the mark sees it on its re-check
+  // and withdraws; one that landed before is found by the emptiness check or the cascade.
+  json marked = record->body;
+  marked["dropping_since"] = clock()->NowNanos();
+  auto marked_etag = registry_->Replace(RecordKind::kNamespace, id, marked, record->etag);
+  if (!marked_etag.ok()) {
+    if (marked_etag.status().IsConflict()) {
+      return Status(StatusCode::kConcurrentModification,
+                    fmt::format("namespace '{}' changed concurrently", JoinId(id)), Subcode::kNone,
+                    true);
+    }
+    return marked_etag.status();
+  }
+  auto unmark = [&](Status why) -> Status {
+    (void)registry_->Replace(RecordKind::kNamespace, id, record->body, *marked_etag);
+    return why;
+  };
+
+  if (!options.cascade) {
+    auto children = registry_->ListChildren(RecordKind::kNamespace, id, "", 5);
+    auto tables = registry_->ListChildren(RecordKind::kTable, id, "", 5);
+    if (!children.ok()) return unmark(children.status());
+    if (!tables.ok()) return unmark(tables.status());
+    QV_ASSIGN_OR_RETURN(bool deeper, registry_->HasDescendants(RecordKind::kNamespace, id));
+    if (!children->names.empty() || !tables->names.empty() || deeper) {
+      std::vector<std::string> parts;
+      if (!tables->names.empty()) {
+        parts.push_back(fmt::format("tables {}{}", fmt::join(tables->names, ", "),
+                                    tables->truncated ? ", ..." : ""));
+      }
+      if (!children->names.empty()) {
+        parts.push_back(fmt::format("namespaces {}{}", fmt::join(children->names, ", "),
+                                    children->truncated ? ", ..." : ""));
+      }
+      return unmark(Error(StatusCode::kNamespaceNotEmpty,
+                          fmt::format("namespace '{}' is not empty (it holds {}); drop those first "
+                                      "or use behavior Cascade",
+                                      JoinId(id), fmt::join(parts, " and "))));
+    }
+  } else {
+    Status dropped = DropNamespaceContents(id, actor);
+    if (!dropped.ok()) return unmark(dropped);
+  }
+  Status deleted = registry_->Delete(RecordKind::kNamespace, id, *marked_etag);
+  if (!deleted.ok() && !deleted.IsNotFound()) return deleted;
+  Log("drop_namespace", "namespace", id, actor, {{"cascade", options.cascade}});
+  return std::optional<NamespaceInfo>(std::move(info));
+}
+
+Status Catalog::DropNamespaceContents(const ObjectId& id, const Actor& actor) {
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> namespaces,
+                      registry_->ListDescendants(RecordKind::kNamespace, id));
+  // Parents before children, so that a create racing the cascade finds a marked ancestor.
+  std::sort(namespaces.begin(), namespaces.end(),
+            [](const ObjectId& a, const ObjectId& b) { return a.size() < b.size(); });
+  std::vector<std::pair<ObjectId, std::string>> marked;
+  for (const ObjectId& ns : namespaces) {
+    auto record = registry_->Get(RecordKind::kNamespace, ns);
+    if (!record.ok()) {
+      if (record.status().IsNotFound()) continue;
+      return record.status();
+    }
+    record->body["dropping_since"] = clock()->NowNanos();
+    QV_ASSIGN_OR_RETURN(std::string etag,
+                        registry_->Replace(RecordKind::kNamespace, ns, record->body, record->etag));
+    marked.emplace_back(ns, std::move(etag));
+  }
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
+                      registry_->ListDescendants(RecordKind::kTable, id));
+  for (const ObjectId& table : tables) {
+    auto removed = RemoveTable(table, /*delete_bytes=*/true, "drop_table", actor);
+    if (!removed.ok() && removed.status().code() != StatusCode::kTableNotFound) {
+      return removed.status();
+    }
+  }
+  for (auto it = marked.rbegin(); it != marked.rend(); ++it) {
+    Status deleted = registry_->Delete(RecordKind::kNamespace, it->first, it->second);
+    if (!deleted.ok() && !deleted.IsNotFound()) return deleted;
+    Log("drop_namespace", "namespace", it->first, actor, {{"cascade", true}});
+  }
+  return Status::OK();
+}
+
+// --- tables ----------------------------------------------------------------------------------
+
+Result<Record> Catalog::GetActiveTableRecord(const ObjectId& id) {
+  QV_RETURN_IF_ERROR(ValidateId(id, "table", false));
+  auto record = registry_->Get(RecordKind::kTable, id);
+  if (record.ok() && record->body.value("state", "active") == "active") return record;
+  if (!record.ok() && !record.status().IsNotFound()) return record.status();
+  ObjectId ns = ParentOf(id);
+  if (!ns.empty()) {
+    Status err;
+    if (!registry_->Exists(RecordKind::kNamespace, ns, &err)) {
+      QV_RETURN_IF_ERROR(err);
+      return Error(StatusCode::kNamespaceNotFound,
+                   fmt::format("namespace '{}' does not exist", JoinId(ns)));
+    }
+  }
+  return Error(StatusCode::kTableNotFound,
+               fmt::format("table '{}' does not exist in {}", LeafOf(id), NamespaceName(ns)));
+}
+
+Result<TableInfo> Catalog::GetTable(const ObjectId& id) {
+  QV_ASSIGN_OR_RETURN(Record record, GetActiveTableRecord(id));
+  return TableFromRecord(id, record.body);
+}
+
+Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& properties,
+                                        const Actor& actor) {
+  QV_RETURN_IF_ERROR(ValidateId(id, "table", false));
+  ObjectId ns = ParentOf(id);
+  QV_RETURN_IF_ERROR(CheckNamespaceLive(ns, "declaring tables in it"));
+  Status err;
+  if (registry_->Exists(RecordKind::kTable, id, &err)) {
+    return Error(StatusCode::kTableAlreadyExists,
+                 fmt::format("table '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
+  }
+  QV_RETURN_IF_ERROR(err);
+  if (registry_->Exists(RecordKind::kNamespace, id, &err)) {
+    return Error(StatusCode::kTableAlreadyExists,
+                 fmt::format("a namespace named '{}' already exists in {}", LeafOf(id),
+                             NamespaceName(ns)));
+  }
+  QV_RETURN_IF_ERROR(err);
+
+  // A fresh location: random hex + the id, as the dir namespace names them. The create-only
+  // marker proves nobody else holds it.
+  std::string location;
+  std::string marker_etag;
+  for (int attempt = 0;; ++attempt) {
+    location = RandomHex(4) + "_" + std::string(Utf8Prefix(JoinId(id, "$"), 200));
+    auto marker = registry_->store().Put(location + "/" + std::string(kReservedMarker), "",
+                                         PutOptions::CreateOnly());
+    if (marker.ok()) break;
+    if (!marker.status().IsAlreadyExists() || attempt >= 4) return marker.status();
+  }
+  auto drop_marker = [&] { (void)registry_->store().Delete(location + "/" + std::string(kReservedMarker)); };
+
+  bool managed = ManagedFor(properties);
+  json body = {{"kind", "table"},         {"id", IdJson(id)},
+               {"location", location},    {"properties", properties},
+               {"declared", true},        {"managed_versioning", managed},
+               {"created_at", Now()},     {"state", "active"}};
+  auto created = registry_->Create(RecordKind::kTable, id, body);
+  if (!created.ok()) {
+    drop_marker();
+    if (created.status().IsAlreadyExists()) {
+      return Error(StatusCode::kTableAlreadyExists,
+                   fmt::format("table '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
+    }
+    return created.status();
+  }
+  Status live = CheckNamespaceLive(ns, "declaring tables in it");
+  if (live.ok() && registry_->Exists(RecordKind::kNamespace, id, &err)) {
+    live = Error(StatusCode::kTableAlreadyExists,
+                 fmt::format("a namespace named '{}' was created concurrently", LeafOf(id)));
+  }
+  if (!live.ok()) {
+    (void)registry_->Delete(RecordKind::kTable, id, *created);
+    drop_marker();
+    return live;
+  }
+  Log("declare_table", "table", id, actor, {{"location", location}});
+  return TableFromRecord(id, body);
+}
+
+Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& raw_location,
+                                         CreateMode mode, const Properties& properties,
+                                         const Actor& actor) {
+  QV_RETURN_IF_ERROR(ValidateId(id, "table", false));
+  QV_RETURN_IF_ERROR(ValidateRegisterLocation(raw_location));
+  std::string location = raw_location;
+  while (location.back() == '/') location.pop_back();
+  ObjectId ns = ParentOf(id);
+  QV_RETURN_IF_ERROR(CheckNamespaceLive(ns, "registering tables in it"));
+
+  // The location must hold a dataset.
+  QV_ASSIGN_OR_RETURN(auto store, PrefixStore::Make(registry_->store_ptr(), location));
+  auto latest = table::ResolveLatestVersion(*store);
+  if (!latest.ok()) {
+    if (latest.status().code() == StatusCode::kTableNotFound) {
+      return Status::InvalidInput(
+          fmt::format("location '{}' holds no Lance dataset (no manifest under _versions/)", location));
+    }
+    return latest.status();
+  }
+
+  auto existing = registry_->Get(RecordKind::kTable, id);
+  if (existing.ok()) {
+    bool same = existing->body.value("location", "") == location;
+    if (mode != CreateMode::kOverwrite) {
+      return Error(StatusCode::kTableAlreadyExists,
+                   same ? fmt::format("table '{}' is already registered at '{}'", JoinId(id), location)
+                        : fmt::format("table '{}' already exists (at another location)", JoinId(id)));
+    }
+  } else if (!existing.status().IsNotFound()) {
+    return existing.status();
+  }
+  Status err;
+  if (registry_->Exists(RecordKind::kNamespace, id, &err)) {
+    return Error(StatusCode::kTableAlreadyExists,
+                 fmt::format("a namespace named '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
+  }
+  QV_RETURN_IF_ERROR(err);
+  // One location, one table: a second name would let a drop delete another table's bytes.
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> all, registry_->ListDescendants(RecordKind::kTable, {}));
+  for (const ObjectId& other : all) {
+    if (other == id) continue;
+    auto record = registry_->Get(RecordKind::kTable, other);
+    if (record.ok() && record->body.value("location", "") == location) {
+      return Error(StatusCode::kTableAlreadyExists,
+                   fmt::format("location '{}' is already registered as table '{}'", location, JoinId(other)));
+    }
+  }
+
+  json body = {{"kind", "table"},      {"id", IdJson(id)},       {"location", location},
+               {"properties", properties}, {"declared", false},
+               {"managed_versioning", ManagedFor(properties)}, {"created_at", Now()},
+               {"state", "active"}};
+  Result<std::string> written = existing.ok()
+                                    ? registry_->Replace(RecordKind::kTable, id, body, existing->etag)
+                                    : registry_->Create(RecordKind::kTable, id, body);
+  if (!written.ok()) {
+    if (written.status().IsAlreadyExists() || written.status().IsConflict()) {
+      return Error(StatusCode::kTableAlreadyExists,
+                   fmt::format("table '{}' was registered concurrently", JoinId(id)));
+    }
+    return written.status();
+  }
+  if (!existing.ok()) {
+    Status live = CheckNamespaceLive(ns, "registering tables in it");
+    if (!live.ok()) {
+      (void)registry_->Delete(RecordKind::kTable, id, *written);
+      return live;
+    }
+  }
+  Log("register_table", "table", id, actor, {{"location", location}});
+  return TableFromRecord(id, body);
+}
+
+Result<bool> Catalog::IsOnlyDeclared(const TableInfo& table) {
+  QV_ASSIGN_OR_RETURN(auto store, TableStore(table));
+  auto latest = table::ResolveLatestVersion(*store);
+  if (latest.ok()) return false;
+  if (latest.status().code() == StatusCode::kTableNotFound) return true;
+  return latest.status();
+}
+
+Result<NameList> Catalog::ListTables(const ObjectId& ns, const std::string& page_token,
+                                     std::optional<size_t> limit, bool include_declared) {
+  QV_RETURN_IF_ERROR(DescribeNamespace(ns).status());
+  NameList out;
+  if (limit && *limit == 0) return out;
+  QV_ASSIGN_OR_RETURN(NamePage page, registry_->ListChildren(RecordKind::kTable, ns, page_token,
+                                                             limit.value_or(0)));
+  if (page.truncated && !page.names.empty()) out.page_token = page.names.back();
+  for (std::string& name : page.names) {
+    if (!include_declared) {
+      auto table = GetTable(ChildOf(ns, name));
+      if (!table.ok()) continue;
+      QV_ASSIGN_OR_RETURN(bool only_declared, IsOnlyDeclared(*table));
+      if (only_declared) continue;
+    }
+    out.names.push_back(std::move(name));
+  }
+  return out;
+}
+
+Result<Catalog::IdList> Catalog::ListAllTables(const std::string& page_token,
+                                               std::optional<size_t> limit,
+                                               bool include_declared) {
+  IdList out;
+  if (limit && *limit == 0) return out;
+  QV_RETURN_IF_ERROR(ValidateStartAfter(page_token));
+  std::string after = page_token;
+  while (true) {
+    size_t want = limit ? *limit - out.ids.size() : 1000;
+    QV_ASSIGN_OR_RETURN(Registry::IdPage page,
+                        registry_->ListIds(RecordKind::kTable, after, std::min<size_t>(want, 1000)));
+    for (ObjectId& id : page.ids) {
+      if (!include_declared) {
+        auto table = GetTable(id);
+        if (!table.ok()) continue;
+        QV_ASSIGN_OR_RETURN(bool only_declared, IsOnlyDeclared(*table));
+        if (only_declared) continue;
+      }
+      out.ids.push_back(std::move(id));
+    }
+    if (!page.next) return out;
+    after = *page.next;
+    if (limit && out.ids.size() >= *limit) {
+      out.page_token = after;
+      return out;
+    }
+  }
+}
+
+Status Catalog::DeleteLocation(const std::string& location) {
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> objects, registry_->store().ListAll(location + "/"));
+  for (const ObjectMeta& object : objects) {
+    QV_RETURN_IF_ERROR(registry_->store().Delete(object.key));
+  }
+  return Status::OK();
+}
+
+Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
+                                       std::string_view action, const Actor& actor) {
+  QV_ASSIGN_OR_RETURN(Record record, GetActiveTableRecord(id));
+  QV_ASSIGN_OR_RETURN(TableInfo info, TableFromRecord(id, record.body));
+  Status deleted = registry_->Delete(RecordKind::kTable, id, record.etag);
+  if (!deleted.ok()) {
+    if (deleted.IsNotFound() || deleted.IsConflict()) {
+      return Status(StatusCode::kConcurrentModification,
+                    fmt::format("table '{}' changed concurrently", JoinId(id)), Subcode::kNone, true);
+    }
+    return deleted;
+  }
+  if (delete_bytes) {
+    Status bytes = DeleteLocation(info.location);
+    if (!bytes.ok()) {
+      // The table is gone from the catalog; its leftover files are an orphan for maintenance.
+      QV_LOG_WARN("dropped table's files could not all be deleted", {{"table", JoinId(id)},
+                  {"location", info.location}, {"error", bytes.ToString()}});
+    }
+  }
+  Log(action, "table", id, actor, {{"location", info.location}});
+  return info;
+}
+
+Result<TableInfo> Catalog::DropTable(const ObjectId& id, const Actor& actor) {
+  return RemoveTable(id, true, "drop_table", actor);
+}
+
+Result<TableInfo> Catalog::DeregisterTable(const ObjectId& id, const Actor& actor) {
+  return RemoveTable(id, false, "deregister_table", actor);
+}
+
+Result<std::string> Catalog::WriteIntent(const json& intent) {
+  std::string key = fmt::format("{}{}.json", kIntentsDir, NewUlid(clock()));
+  QV_RETURN_IF_ERROR(registry_->store().Put(key, intent.dump(), PutOptions::CreateOnly()).status());
+  return key;
+}
+
+void Catalog::ClearIntent(const std::string& key) { (void)registry_->store().Delete(key); }
+
+Result<TableInfo> Catalog::RenameTable(const ObjectId& id, const std::optional<ObjectId>& new_namespace,
+                                       const std::string& new_name, const Actor& actor) {
+  QV_RETURN_IF_ERROR(ValidateId(id, "table", false));
+  QV_RETURN_IF_ERROR(ValidateName(new_name, "table"));
+  ObjectId target_ns = new_namespace.value_or(ParentOf(id));
+  QV_RETURN_IF_ERROR(ValidateId(target_ns, "namespace", true));
+  ObjectId dest = ChildOf(target_ns, new_name);
+  if (dest == id) {
+    return Status::InvalidInput(fmt::format("table '{}' already has that name", JoinId(id)));
+  }
+  QV_ASSIGN_OR_RETURN(Record source, GetActiveTableRecord(id));
+  QV_RETURN_IF_ERROR(CheckNamespaceLive(target_ns, "moving tables into it"));
+  Status err;
+  if (registry_->Exists(RecordKind::kTable, dest, &err) ||
+      registry_->Exists(RecordKind::kNamespace, dest, &err)) {
+    QV_RETURN_IF_ERROR(err);
+    return Error(StatusCode::kTableAlreadyExists,
+                 fmt::format("'{}' already exists in {}", new_name, NamespaceName(target_ns)));
+  }
+  QV_RETURN_IF_ERROR(err);
+
+  std::string location = source.body.value("location", "");
+  QV_ASSIGN_OR_RETURN(std::string intent,
+                      WriteIntent({{"op", "rename"}, {"source", IdJson(id)}, {"dest", IdJson(dest)},
+                                   {"location", location}}));
+  // Retire the source first: of two renames of one source only one can do this.
+  json retired = source.body;
+  retired["state"] = "retired";
+  retired["renamed_to"] = IdJson(dest);
+  auto retired_etag = registry_->Replace(RecordKind::kTable, id, retired, source.etag);
+  if (!retired_etag.ok()) {
+    ClearIntent(intent);
+    if (retired_etag.status().IsConflict()) {
+      return Status(StatusCode::kConcurrentModification,
+                    fmt::format("table '{}' was renamed or dropped concurrently", JoinId(id)),
+                    Subcode::kNone, true);
+    }
+    return retired_etag.status();
+  }
+  auto restore_source = [&](Status why) -> Status {
+    (void)registry_->Replace(RecordKind::kTable, id, source.body, *retired_etag);
+    ClearIntent(intent);
+    return why;
+  };
+
+  json moved = source.body;
+  moved["id"] = IdJson(dest);
+  moved["renamed_from"] = IdJson(id);
+  auto created = registry_->Create(RecordKind::kTable, dest, moved);
+  if (!created.ok()) {
+    if (created.status().IsAlreadyExists()) {
+      return restore_source(Error(StatusCode::kTableAlreadyExists,
+                                  fmt::format("'{}' was created concurrently in {}", new_name,
+                                              NamespaceName(target_ns))));
+    }
+    return restore_source(created.status());
+  }
+  Status live = CheckNamespaceLive(target_ns, "moving tables into it");
+  if (live.ok() && registry_->Exists(RecordKind::kNamespace, dest, &err)) {
+    live = Error(StatusCode::kTableAlreadyExists,
+                 fmt::format("a namespace named '{}' was created concurrently", new_name));
+  }
+  if (!live.ok()) {
+    (void)registry_->Delete(RecordKind::kTable, dest, *created);
+    return restore_source(live);
+  }
+  (void)registry_->Delete(RecordKind::kTable, id, *retired_etag);
+  ClearIntent(intent);
+  Log("rename_table", "table", id, actor, {{"to", IdJson(dest)}, {"location", location}});
+  return TableFromRecord(dest, moved);
+}
+
+Status Catalog::Recover(Duration min_age) {
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> intents, registry_->store().ListAll(kIntentsDir));
+  int64_t now = clock()->NowNanos();
+  for (const ObjectMeta& meta : intents) {
+    if (now - meta.last_modified_nanos < min_age.count()) continue;
+    auto got = registry_->store().Get(meta.key);
+    if (!got.ok()) continue;
+    json intent = json::parse(got->data, nullptr, false);
+    if (intent.is_discarded() || intent.value("op", "") != "rename") {
+      QV_LOG_WARN("ignoring an unreadable intent record", {{"key", meta.key}});
+      continue;
+    }
+    auto source = IdFromJson(intent["source"], meta.key);
+    auto dest = IdFromJson(intent["dest"], meta.key);
+    if (!source.ok() || !dest.ok()) continue;
+    std::string location = intent.value("location", "");
+    auto dest_record = registry_->Get(RecordKind::kTable, *dest);
+    bool completed = dest_record.ok() && dest_record->body.value("location", "") == location;
+    auto src_record = registry_->Get(RecordKind::kTable, *source);
+    if (src_record.ok() && src_record->body.value("state", "active") == "retired") {
+      if (completed) {
+        (void)registry_->Delete(RecordKind::kTable, *source, src_record->etag);
+      } else {
+        json body = src_record->body;
+        body["state"] = "active";
+        body.erase("renamed_to");
+        (void)registry_->Replace(RecordKind::kTable, *source, body, src_record->etag);
+      }
+    }
+    QV_LOG_INFO("recovered an interrupted rename", {{"source", JoinId(*source)},
+                {"dest", JoinId(*dest)}, {"completed", completed}});
+    ClearIntent(meta.key);
+  }
+  return Status::OK();
+}
+
+Result<std::shared_ptr<ObjectStore>> Catalog::TableStore(const TableInfo& table) const {
+  QV_ASSIGN_OR_RETURN(auto store, PrefixStore::Make(registry_->store_ptr(), table.location));
+  return std::shared_ptr<ObjectStore>(std::move(store));
+}
+
+std::string Catalog::ExternalLocation(const TableInfo& table) const {
+  return registry_->store().ExternalPath(table.location);
+}
+
+std::string Catalog::TableUri(const TableInfo& table) const {
+  std::string path = ExternalLocation(table);
+  if (!path.empty() && path.front() == '/') return "file://" + PercentEncodePath(path);
+  return path;
+}
+
+std::string Catalog::ObjectStorePath(const TableInfo& table, std::string_view key) const {
+  std::string path = registry_->store().ExternalPath(table.location + "/" + std::string(key));
+  size_t start = path.find_first_not_of('/');
+  return start == std::string::npos ? path : path.substr(start);
+}
+
+Result<uint64_t> Catalog::Generation() { return registry_->Generation(); }
+
+}  // namespace quiver::catalog

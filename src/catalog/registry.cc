@@ -1,0 +1,266 @@
+#include "catalog/registry.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace quiver::catalog {
+
+namespace {
+
+constexpr std::string_view kFormatKey = "_quiver/format.json";
+constexpr std::string_view kLogDir = "_quiver/log/";
+constexpr uint64_t kMaxSeq = std::numeric_limits<uint64_t>::max();
+
+std::string_view KindDir(RecordKind kind) {
+  return kind == RecordKind::kNamespace ? "_quiver/ns/" : "_quiver/tables/";
+}
+
+std::string LogKey(uint64_t seq) { return fmt::format("{}{:020}.json", kLogDir, kMaxSeq - seq); }
+
+Result<uint64_t> SeqFromLogKey(std::string_view key) {
+  std::string_view name = key.substr(kLogDir.size());
+  if (name.size() != 25 || name.substr(20) != ".json") {
+    return Status::Corruption(fmt::format("unexpected change-log object '{}'", key));
+  }
+  uint64_t inverted = 0;
+  for (char c : name.substr(0, 20)) {
+    if (c < '0' || c > '9') return Status::Corruption(fmt::format("bad change-log key '{}'", key));
+    inverted = inverted * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return kMaxSeq - inverted;
+}
+
+Result<nlohmann::json> ParseRecord(const std::string& data, std::string_view key) {
+  nlohmann::json body = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded() || !body.is_object()) {
+    return Status::Corruption(fmt::format("registry record '{}' is not a JSON object", key));
+  }
+  return body;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Registry>> Registry::Open(std::shared_ptr<ObjectStore> root,
+                                                 const Clock* clock) {
+  if (clock == nullptr) clock = Clock::Real();
+  auto stamp = root->Get(kFormatKey);
+  if (!stamp.ok() && stamp.status().IsNotFound()) {
+    nlohmann::json body = {{"format", kRegistryFormat}, {"created_at", FormatIso8601Millis(clock->NowNanos())}};
+    auto put = root->Put(kFormatKey, body.dump(2) + "\n", PutOptions::CreateOnly());
+    if (!put.ok() && !put.status().IsAlreadyExists()) return put.status();
+    stamp = root->Get(kFormatKey);
+  }
+  if (!stamp.ok()) return stamp.status().WithContext("reading the registry format stamp");
+  auto body = nlohmann::json::parse(stamp->data, nullptr, false);
+  if (body.is_discarded() || !body.is_object() || !body.contains("format") ||
+      !body["format"].is_number_integer()) {
+    return Status::Corruption(fmt::format("{} in {} is not a registry format stamp", kFormatKey,
+                                          root->Describe()));
+  }
+  int format = body["format"].get<int>();
+  if (format != kRegistryFormat) {
+    return Status::Unsupported(fmt::format(
+        "the root {} holds a quiver registry of format {}; this quiver reads format {} only",
+        root->Describe(), format, kRegistryFormat));
+  }
+  return std::unique_ptr<Registry>(new Registry(std::move(root), clock));
+}
+
+std::string Registry::ChildrenDir(RecordKind kind, const ObjectId& parent) {
+  std::string key(KindDir(kind));
+  for (const std::string& name : parent) {
+    key += EncodeName(name);
+    key += '/';
+  }
+  return key;
+}
+
+std::string Registry::RecordKey(RecordKind kind, const ObjectId& id) {
+  return ChildrenDir(kind, ParentOf(id)) + "@" + EncodeName(LeafOf(id)) + ".json";
+}
+
+Result<ObjectId> Registry::IdFromRecordKey(RecordKind kind, std::string_view key) {
+  std::string_view rest = key.substr(KindDir(kind).size());
+  ObjectId id;
+  while (true) {
+    size_t slash = rest.find('/');
+    std::string name;
+    if (slash == std::string_view::npos) {
+      if (rest.size() < 7 || rest[0] != '@' || rest.substr(rest.size() - 5) != ".json") break;
+      QV_RETURN_IF_ERROR(DecodeName(rest.substr(1, rest.size() - 6), &name));
+      id.push_back(std::move(name));
+      return id;
+    }
+    QV_RETURN_IF_ERROR(DecodeName(rest.substr(0, slash), &name));
+    id.push_back(std::move(name));
+    rest = rest.substr(slash + 1);
+  }
+  return Status::Corruption(fmt::format("unexpected registry object '{}'", key));
+}
+
+Result<Record> Registry::Get(RecordKind kind, const ObjectId& id) {
+  std::string key = RecordKey(kind, id);
+  QV_ASSIGN_OR_RETURN(GetResult got, root_->Get(key));
+  QV_ASSIGN_OR_RETURN(nlohmann::json body, ParseRecord(got.data, key));
+  return Record{std::move(body), std::move(got.meta.etag)};
+}
+
+bool Registry::Exists(RecordKind kind, const ObjectId& id, Status* error) {
+  auto head = root_->Head(RecordKey(kind, id));
+  if (head.ok()) return true;
+  if (!head.status().IsNotFound() && error != nullptr) *error = head.status();
+  return false;
+}
+
+Result<std::string> Registry::Create(RecordKind kind, const ObjectId& id,
+                                     const nlohmann::json& body) {
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta,
+                      root_->Put(RecordKey(kind, id), body.dump(2) + "\n", PutOptions::CreateOnly()));
+  return std::move(meta.etag);
+}
+
+Result<std::string> Registry::Replace(RecordKind kind, const ObjectId& id,
+                                      const nlohmann::json& body, const std::string& etag) {
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta,
+                      root_->Put(RecordKey(kind, id), body.dump(2) + "\n", PutOptions::IfMatch(etag)));
+  return std::move(meta.etag);
+}
+
+Status Registry::Delete(RecordKind kind, const ObjectId& id, const std::string& etag) {
+  std::string key = RecordKey(kind, id);
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta, root_->Head(key));
+  if (meta.etag != etag) {
+    return Status::Conflict(fmt::format("registry record '{}' changed concurrently", key));
+  }
+  return root_->Delete(key);
+}
+
+Result<NamePage> Registry::ListChildren(RecordKind kind, const ObjectId& parent,
+                                        const std::string& start_after, size_t limit) {
+  std::string prefix = ChildrenDir(kind, parent) + "@";
+  NamePage page;
+  ListOptions options;
+  options.prefix = prefix;
+  if (!start_after.empty()) options.start_after = prefix + EncodeName(start_after) + ".json";
+  while (true) {
+    size_t want = limit == 0 ? 1000 : std::min<size_t>(limit - page.names.size(), 1000);
+    options.limit = want;
+    QV_ASSIGN_OR_RETURN(ListPage listed, root_->List(options));
+    for (const ObjectMeta& object : listed.objects) {
+      std::string_view rest = std::string_view(object.key).substr(prefix.size());
+      if (rest.size() < 6 || rest.substr(rest.size() - 5) != ".json") continue;  // not a record
+      std::string name;
+      if (!DecodeName(rest.substr(0, rest.size() - 5), &name).ok()) continue;
+      page.names.push_back(std::move(name));
+    }
+    if (!listed.objects.empty()) options.start_after = listed.objects.back().key;
+    if (!listed.truncated) return page;
+    if (limit != 0 && page.names.size() >= limit) {
+      page.truncated = true;
+      return page;
+    }
+  }
+}
+
+Result<bool> Registry::HasDescendants(RecordKind kind, const ObjectId& parent) {
+  ListOptions options;
+  options.prefix = ChildrenDir(kind, parent);
+  options.limit = 1;
+  QV_ASSIGN_OR_RETURN(ListPage listed, root_->List(options));
+  return !listed.objects.empty();
+}
+
+Result<std::vector<ObjectId>> Registry::ListDescendants(RecordKind kind, const ObjectId& parent) {
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> objects, root_->ListAll(ChildrenDir(kind, parent)));
+  std::vector<ObjectId> ids;
+  ids.reserve(objects.size());
+  for (const ObjectMeta& object : objects) {
+    auto id = IdFromRecordKey(kind, object.key);
+    if (id.ok()) ids.push_back(std::move(*id));
+  }
+  return ids;
+}
+
+Result<Registry::IdPage> Registry::ListIds(RecordKind kind, const std::string& after,
+                                           size_t limit) {
+  std::string dir(KindDir(kind));
+  ListOptions options;
+  options.prefix = dir;
+  if (!after.empty()) options.start_after = dir + after;
+  options.limit = std::clamp<size_t>(limit, 1, kMaxListLimit);
+  QV_ASSIGN_OR_RETURN(ListPage listed, root_->List(options));
+  IdPage page;
+  for (const ObjectMeta& object : listed.objects) {
+    auto id = IdFromRecordKey(kind, object.key);
+    if (id.ok()) page.ids.push_back(std::move(*id));
+  }
+  if (listed.truncated && !listed.objects.empty()) {
+    page.next = listed.objects.back().key.substr(dir.size());
+  }
+  return page;
+}
+
+Result<uint64_t> Registry::ReadNewestSeq() {
+  ListOptions options;
+  options.prefix = std::string(kLogDir);
+  options.limit = 1;
+  QV_ASSIGN_OR_RETURN(ListPage listed, root_->List(options));
+  if (listed.objects.empty()) return uint64_t{0};
+  return SeqFromLogKey(listed.objects.front().key);
+}
+
+Result<uint64_t> Registry::AppendLog(nlohmann::json event) {
+  std::lock_guard<std::mutex> lock(log_mu_);
+  uint64_t seq = last_seq_ + 1;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    event["seq"] = seq;
+    event["at"] = FormatIso8601Millis(clock_->NowNanos());
+    auto put = root_->Put(LogKey(seq), event.dump() + "\n", PutOptions::CreateOnly());
+    if (put.ok()) {
+      last_seq_ = seq;
+      return seq;
+    }
+    if (!put.status().IsAlreadyExists()) return put.status();
+    // Another process appended: continue after the newest record.
+    QV_ASSIGN_OR_RETURN(uint64_t newest, ReadNewestSeq());
+    seq = std::max(newest, seq) + 1;
+  }
+  return Status(StatusCode::kServiceUnavailable, "the change log is too contended; try again",
+                Subcode::kNone, true);
+}
+
+Result<uint64_t> Registry::Generation() {
+  QV_ASSIGN_OR_RETURN(uint64_t newest, ReadNewestSeq());
+  std::lock_guard<std::mutex> lock(log_mu_);
+  last_seq_ = std::max(last_seq_, newest);
+  return last_seq_;
+}
+
+Result<std::vector<nlohmann::json>> Registry::ReadLog(uint64_t since, size_t limit) {
+  std::vector<nlohmann::json> out;
+  if (limit == 0 || since == kMaxSeq) return out;
+  limit = std::min(limit, kMaxListLimit);
+  uint64_t last = since > kMaxSeq - limit ? kMaxSeq : since + limit;  // newest seq wanted
+  ListOptions options;
+  options.prefix = std::string(kLogDir);
+  if (last < kMaxSeq) options.start_after = LogKey(last + 1);
+  options.limit = limit;
+  QV_ASSIGN_OR_RETURN(ListPage listed, root_->List(options));
+  for (const ObjectMeta& object : listed.objects) {
+    QV_ASSIGN_OR_RETURN(uint64_t seq, SeqFromLogKey(object.key));
+    if (seq <= since) break;
+    auto got = root_->Get(object.key);
+    if (!got.ok()) {
+      if (got.status().IsNotFound()) continue;
+      return got.status();
+    }
+    QV_ASSIGN_OR_RETURN(nlohmann::json body, ParseRecord(got->data, object.key));
+    out.push_back(std::move(body));
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace quiver::catalog

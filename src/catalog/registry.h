@@ -1,0 +1,118 @@
+// Registry: the catalog's control records in the object store (design.md §3).
+//
+//   _quiver/format.json                          {"format":1}; another number is refused
+//   _quiver/ns/<h1>/.../<h(n-1)>/@<hn>.json      the namespace [n1..nn]
+//   _quiver/tables/<h1>/.../<hn>/@<ht>.json      the table t in namespace [n1..nn]
+//   _quiver/log/<20 digits>.json                 change log; digits = u64::MAX - seq, so the
+//                                                newest record is the first one listed
+//
+// h = EncodeName (hex, order-preserving), so the records of a namespace's direct children are
+// exactly the keys under "<dir>/@", in name order, and a page continues with a keyed
+// start-after listing. Every write is conditional (create-only or if-match); readers get the
+// etag they must present to change or delete a record.
+//
+// Thread-safety: safe for concurrent use by many threads; several processes may share a root
+// (all arbitration goes through the store's conditional puts).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/object_id.h"
+#include "common/clock.h"
+#include "common/result.h"
+#include "store/object_store.h"
+
+namespace quiver::catalog {
+
+inline constexpr int kRegistryFormat = 1;
+inline constexpr std::string_view kRegistryDir = "_quiver";
+
+enum class RecordKind { kNamespace, kTable };
+
+struct Record {
+  nlohmann::json body;
+  std::string etag;
+};
+
+struct NamePage {
+  std::vector<std::string> names;  // sorted by bytes
+  bool truncated = false;
+};
+
+class Registry {
+ public:
+  // Reads (or, on an empty root, writes) _quiver/format.json. Unsupported when the root was
+  // written by a quiver with another registry format; Corruption when the stamp is unreadable.
+  static Result<std::unique_ptr<Registry>> Open(std::shared_ptr<ObjectStore> root,
+                                                const Clock* clock = nullptr);
+
+  ObjectStore& store() const { return *root_; }
+  const std::shared_ptr<ObjectStore>& store_ptr() const { return root_; }
+
+  // REQUIRES: a valid non-root id.
+  static std::string RecordKey(RecordKind kind, const ObjectId& id);
+  // The directory holding the records of `parent`'s children of `kind` (ends with '/').
+  static std::string ChildrenDir(RecordKind kind, const ObjectId& parent);
+
+  // NotFound (Status::IsNotFound) when absent.
+  Result<Record> Get(RecordKind kind, const ObjectId& id);
+  bool Exists(RecordKind kind, const ObjectId& id, Status* error);
+  // AlreadyExists when taken. Returns the new etag.
+  Result<std::string> Create(RecordKind kind, const ObjectId& id, const nlohmann::json& body);
+  // Conflict when the record changed (or vanished) since `etag` was read.
+  Result<std::string> Replace(RecordKind kind, const ObjectId& id, const nlohmann::json& body,
+                              const std::string& etag);
+  // Deletes the record if it still has `etag` (Conflict otherwise; NotFound if gone). Stores
+  // have no conditional delete, so the check and the delete are two steps: a writer replacing
+  // the record in between loses its write, which callers avoid by retiring records first.
+  Status Delete(RecordKind kind, const ObjectId& id, const std::string& etag);
+
+  // Direct children of `parent`, names strictly after `start_after`, at most `limit`
+  // (0 = no limit).
+  Result<NamePage> ListChildren(RecordKind kind, const ObjectId& parent,
+                                const std::string& start_after, size_t limit);
+  // True if `parent` has any descendant of `kind` at any depth.
+  Result<bool> HasDescendants(RecordKind kind, const ObjectId& parent);
+  // Every descendant id of `kind` under `parent` (any depth), in key order.
+  Result<std::vector<ObjectId>> ListDescendants(RecordKind kind, const ObjectId& parent);
+
+  // One page of every record of `kind` in key order, after the opaque position `after` (a key
+  // suffix below the kind's directory, as returned in `next`). limit: 1..kMaxListLimit.
+  struct IdPage {
+    std::vector<ObjectId> ids;
+    std::optional<std::string> next;  // set when more may follow
+  };
+  Result<IdPage> ListIds(RecordKind kind, const std::string& after, size_t limit);
+
+  // Appends one change-log record ({"seq", "at", + event}) and returns its sequence number,
+  // which becomes the catalog generation.
+  Result<uint64_t> AppendLog(nlohmann::json event);
+  // The newest sequence number (0 for a catalog without mutations).
+  Result<uint64_t> Generation();
+  // Change-log records with seq > since, oldest first, at most limit.
+  Result<std::vector<nlohmann::json>> ReadLog(uint64_t since, size_t limit);
+
+  const Clock* clock() const { return clock_; }
+
+ private:
+  Registry(std::shared_ptr<ObjectStore> root, const Clock* clock)
+      : root_(std::move(root)), clock_(clock) {}
+
+  static Result<ObjectId> IdFromRecordKey(RecordKind kind, std::string_view key);
+  Result<uint64_t> ReadNewestSeq();
+
+  std::shared_ptr<ObjectStore> root_;
+  const Clock* clock_;
+  std::mutex log_mu_;    // serializes this process's appends (other processes race via puts)
+  uint64_t last_seq_ = 0;  // newest seq this process has seen; guarded by log_mu_
+};
+
+}  // namespace quiver::catalog

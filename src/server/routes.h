@@ -1,0 +1,47 @@
+// The route table: every operation of the Lance Namespace spec (54) plus quiver's own
+// endpoints, with their methods, path patterns and success statuses, and the matcher.
+//
+// Matching (namespace-spec.md §2, §10): the path is split on '/', a trailing '/' is ignored,
+// each segment is percent-decoded with '+' as a space; `{id}` and `{index_name}` take one
+// segment. Literal routes win over `{id}` routes. CountTableRows, ListTableTags, GetTableStats
+// and DescribeTableIndexStats accept GET as well as POST (what real clients send). With
+// `delimiter=.` the client's URL normalisation drops the root id, so `/v1/namespace/list` and
+// `/v1/namespace/table/list` address the root.
+// Thread-safety: the table is immutable; Match is a pure function.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+
+namespace quiver::server {
+
+struct Operation {
+  std::string_view name;     // the spec's operationId, or ours ("Healthz", "Metrics")
+  std::string_view method;   // the spec's method
+  std::string_view pattern;  // "/v1/table/{id}/describe"
+  int success_status = 200;
+  bool spec = true;          // one of the spec's 54
+  bool also_get = false;     // GET accepted too (client deviations)
+};
+
+// Every operation, spec ones first in spec order.
+const std::vector<Operation>& Operations();
+const Operation* FindOperation(std::string_view name);
+
+struct RouteMatch {
+  const Operation* op = nullptr;
+  std::optional<std::string> id;          // decoded `{id}` segment (absent for id-less routes)
+  std::optional<std::string> index_name;  // decoded `{index_name}`
+};
+
+// Errors: 404-worthy "no such route" and 405-worthy "wrong method" are reported through
+// `*http_status` with code Unsupported; a malformed percent-escape is InvalidInput.
+Result<RouteMatch> MatchRoute(std::string_view method, std::string_view raw_path,
+                              std::string_view delimiter, int* http_status,
+                              std::string* allow);
+
+}  // namespace quiver::server

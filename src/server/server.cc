@@ -1,0 +1,83 @@
+#include "server/server.h"
+
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "catalog/catalog.h"
+#include "common/logging.h"
+#include "server/http_server.h"
+#include "server/service.h"
+#include "store/counting_store.h"
+#include "store/store_uri.h"
+
+namespace quiver::server {
+
+struct Server::Impl {
+  std::shared_ptr<CountingStore> store;
+  std::unique_ptr<catalog::Catalog> catalog;
+  std::unique_ptr<NamespaceService> service;
+  std::unique_ptr<HttpServer> http;
+  std::string host;
+};
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Server::~Server() {
+  if (impl_->http) {
+    impl_->http->Shutdown();
+    impl_->http->Wait();
+  }
+}
+
+Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
+  auto impl = std::make_unique<Impl>();
+  QV_ASSIGN_OR_RETURN(auto listen, ParseListenAddress(config.listen));
+  QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, OpenStore(config.root));
+  impl->store = std::make_shared<CountingStore>(root);
+  catalog::CatalogOptions options;
+  options.managed_versioning = config.managed_versioning;
+  QV_ASSIGN_OR_RETURN(impl->catalog, catalog::Catalog::Open(impl->store, options));
+  Status recovered = impl->catalog->Recover(std::chrono::seconds(60));
+  if (!recovered.ok()) {
+    QV_LOG_WARN("recovery of interrupted catalog operations failed",
+                {{"error", recovered.ToString()}});
+  }
+  impl->service = std::make_unique<NamespaceService>(*impl->catalog, impl->store);
+
+  HttpServerOptions http;
+  http.host = listen.first;
+  http.port = listen.second;
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  http.threads = config.workers > 0 ? config.workers : 4 * cores;
+  http.max_header_bytes = config.max_header_bytes;
+  http.max_body_bytes = config.max_body_bytes;
+  http.read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
+  http.write_timeout = std::chrono::milliseconds(config.write_timeout_ms);
+  NamespaceService* service = impl->service.get();
+  QV_ASSIGN_OR_RETURN(
+      impl->http,
+      HttpServer::Start(
+          http, [service](HttpRequest& req) { return service->Handle(req); },
+          [service](TransportError e, const std::string& m) {
+            return service->HandleTransportError(e, m);
+          }));
+  impl->host = listen.first;
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+uint16_t Server::port() const { return impl_->http->port(); }
+
+std::string Server::url() const {
+  bool v6 = impl_->host.find(':') != std::string::npos;
+  return v6 ? fmt::format("http://[{}]:{}", impl_->host, port())
+            : fmt::format("http://{}:{}", impl_->host, port());
+}
+
+std::string Server::root() const { return impl_->store->Describe(); }
+
+void Server::Shutdown() { impl_->http->Shutdown(); }
+
+void Server::Wait() { impl_->http->Wait(); }
+
+}  // namespace quiver::server

@@ -1,0 +1,31 @@
+// Server: `quiver serve` as a library: opens the root (counted for /metrics), the catalog
+// (recovering interrupted renames), the namespace service and the HTTP server.
+// Thread-safety: Start/Shutdown/Wait from any thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/config.h"
+#include "common/result.h"
+
+namespace quiver::server {
+
+class Server {
+ public:
+  static Result<std::unique_ptr<Server>> Start(const Config& config);
+  ~Server();
+
+  uint16_t port() const;
+  std::string url() const;   // "http://127.0.0.1:2333"
+  std::string root() const;  // the store's description
+  void Shutdown();
+  void Wait();
+
+ private:
+  struct Impl;
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quiver::server

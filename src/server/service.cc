@@ -1,0 +1,151 @@
+#include "server/service.h"
+
+#include <cmath>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "common/ids.h"
+#include "common/logging.h"
+#include "server/call.h"
+#include "server/error_response.h"
+#include "server/internal/handlers.h"
+#include "server/routes.h"
+
+namespace quiver::server {
+
+struct NamespaceService::Handlers {
+  internal::HandlerMap map;
+};
+
+namespace {
+
+// A client-supplied request id is used when it is short printable ASCII (it is echoed into
+// headers and logs).
+bool UsableRequestId(const std::string& id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (unsigned char c : id) {
+    if (c < 0x21 || c > 0x7e) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+NamespaceService::NamespaceService(catalog::Catalog& catalog, std::shared_ptr<CountingStore> counts,
+                                   const Clock* clock)
+    : catalog_(catalog),
+      counts_(std::move(counts)),
+      clock_(clock != nullptr ? clock : Clock::Real()),
+      handlers_(std::make_unique<Handlers>()) {
+  internal::AddNamespaceHandlers(catalog_, handlers_->map);
+  internal::AddTableHandlers(catalog_, handlers_->map);
+  internal::AddVersionHandlers(catalog_, handlers_->map);
+  internal::AddRefHandlers(catalog_, handlers_->map);
+}
+
+NamespaceService::~NamespaceService() = default;
+
+std::set<std::string> NamespaceService::BackedOperations() const {
+  std::set<std::string> out;
+  for (const auto& [name, handler] : handlers_->map) out.insert(name);
+  return out;
+}
+
+HttpResponse NamespaceService::Handle(HttpRequest& request) {
+  int64_t start = clock_->MonotonicNanos();
+  const std::string& client_id = request.Header("x-request-id");
+  std::string request_id = UsableRequestId(client_id) ? client_id : NewUlid(clock_);
+  std::string operation = "Unrouted";
+  HttpResponse response;
+  try {
+    response = Dispatch(request, request_id, &operation);
+  } catch (const std::exception& e) {
+    response = MakeErrorResponse(Status::Internal(fmt::format("unexpected failure: {}", e.what())),
+                                 request_id);
+  }
+  response.headers.emplace_back("x-request-id", request_id);
+  double seconds = static_cast<double>(clock_->MonotonicNanos() - start) / 1e9;
+  metrics_.Record(operation, response.status, seconds);
+  QV_LOG_INFO("request", {{"method", request.method},
+                          {"path", request.path},
+                          {"op", operation},
+                          {"status", response.status},
+                          {"ms", std::round(seconds * 1e6) / 1e3},
+                          {"request_id", request_id}});
+  return response;
+}
+
+HttpResponse NamespaceService::HandleTransportError(TransportError error,
+                                                    const std::string& message) {
+  std::string request_id = NewUlid(clock_);
+  HttpResponse response =
+      error == TransportError::kTooLarge
+          ? MakeErrorResponse(Status::InvalidInput(message), request_id, 413)
+          : MakeErrorResponse(Status::InvalidInput(message), request_id, 400);
+  response.headers.emplace_back("x-request-id", request_id);
+  metrics_.Record("Unrouted", response.status, 0);
+  QV_LOG_INFO("request rejected by the transport",
+              {{"status", response.status}, {"error", message}, {"request_id", request_id}});
+  return response;
+}
+
+HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string& request_id,
+                                        std::string* operation) {
+  std::string delimiter = "$";
+  if (auto d = request.query.find("delimiter"); d != request.query.end()) delimiter = d->second;
+  int http_status = 0;
+  std::string allow;
+  auto match = MatchRoute(request.method, request.path, delimiter, &http_status, &allow);
+  if (!match.ok()) {
+    HttpResponse response = MakeErrorResponse(match.status(), request_id, http_status);
+    if (!allow.empty()) response.headers.emplace_back("Allow", allow);
+    return response;
+  }
+  *operation = std::string(match->op->name);
+  if (match->op->name == "Healthz") {
+    return internal::JsonReply({{"status", "ok"}, {"version", QUIVER_VERSION}});
+  }
+  if (match->op->name == "Metrics") {
+    HttpResponse response;
+    response.content_type = "text/plain; version=0.0.4";
+    response.body = RenderMetrics();
+    return response;
+  }
+  auto call = ParseCall(request, *match, request_id);
+  if (!call.ok()) return MakeErrorResponse(call.status(), request_id);
+  auto handler = handlers_->map.find(match->op->name);
+  if (handler == handlers_->map.end()) {
+    return MakeErrorResponse(
+        Status::Unsupported(fmt::format("{} is not supported by quiver {} yet (see docs/COVERAGE.md)",
+                                        match->op->name, QUIVER_VERSION)),
+        request_id);
+  }
+  auto result = handler->second(*call);
+  if (!result.ok()) return MakeErrorResponse(result.status(), request_id);
+  HttpResponse response = std::move(*result);
+  if (response.status == 200) response.status = match->op->success_status;
+  return response;
+}
+
+std::string NamespaceService::RenderMetrics() {
+  std::vector<Metrics::Sample> extra;
+  if (counts_) {
+    StoreCounts counts = counts_->Snapshot();
+    for (int i = 0; i < kNumStoreOps; ++i) {
+      auto op = static_cast<StoreOp>(i);
+      extra.push_back({"quiver_store_requests_total",
+                       fmt::format("kind=\"{}\"", StoreOpName(op)),
+                       static_cast<double>(counts.Calls(op)),
+                       "Object-store requests made by the catalog, by kind.", "counter"});
+    }
+  }
+  auto generation = catalog_.Generation();
+  if (generation.ok()) {
+    extra.push_back({"quiver_registry_generation", "", static_cast<double>(*generation),
+                     "The catalog generation (newest change-log sequence number).", "gauge"});
+  }
+  return metrics_.Render(extra);
+}
+
+}  // namespace quiver::server
