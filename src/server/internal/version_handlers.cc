@@ -169,7 +169,9 @@ void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     staged.version = static_cast<uint64_t>(version);
     staged.naming = naming;
     if (size && *size >= 0) staged.size = static_cast<uint64_t>(*size);
-    staged.etag = etag;
+    // The writer's e_tag is in its own object store's format (Rust object_store, local files:
+    // inode-mtime(µs)-size in hex), not ours, so it cannot be compared; the size is.
+    (void)etag;
     QV_ASSIGN_OR_RETURN(table::VersionRef ref, table::PublishStagedManifest(*vs.store, staged));
     return JsonReply({{"version", VersionJson(catalog, table, vs, ref, std::nullopt)}});
   };

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Catalog benchmark: create-namespace, declare-table, describe-table and list-tables, quiver's
+# REST server over loopback HTTP vs LanceDB 0.31's embedded directory namespace, at 100 and
+# 10,000 tables, 1 and 8 clients, plus quiver's object-store requests per operation.
+# Needs a built quiver and tests/interop's node_modules. Takes ~4-5 minutes.
+#   bench/catalog/run.sh [quiver binary=build/quiver] [--sizes 100,10000] [--peer-fill-cap-s 90]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+quiver=${1:-build/quiver}
+shift || true
+# The server is spawned from node; give it an absolute path.
+quiver=$(realpath "$quiver")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(df -T "$work" | awk 'NR==2 {print $2}'), $(uname -r); $(date -u +%Y-%m-%d)"
+# Progress (each phase's raw figures as JSON) goes to stderr, the table to stdout.
+node bench/catalog/catalog_bench.mjs "$quiver" "$work" "$@"

@@ -1,0 +1,93 @@
+#include "catalog/registry.h"
+
+#include <gtest/gtest.h>
+
+#include "store/memory_store.h"
+
+namespace quiver::catalog {
+namespace {
+
+TEST(RegistryTest, StampsAnEmptyRootAndRefusesAnUnknownFormat) {
+  auto store = MemoryObjectStore::Create();
+  ASSERT_TRUE(Registry::Open(store).ok());
+  auto stamp = store->Get("_quiver/format.json");
+  ASSERT_TRUE(stamp.ok());
+  EXPECT_NE(stamp->data.find("\"format\": 1"), std::string::npos);
+  ASSERT_TRUE(Registry::Open(store).ok());  // reopening reads the same stamp
+
+  auto other = MemoryObjectStore::Create();
+  ASSERT_TRUE(other->Put("_quiver/format.json", R"({"format": 2})").ok());
+  auto refused = Registry::Open(other);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().message().find("format 2"), std::string::npos);
+
+  auto garbage = MemoryObjectStore::Create();
+  ASSERT_TRUE(garbage->Put("_quiver/format.json", "not json").ok());
+  EXPECT_FALSE(Registry::Open(garbage).ok());
+}
+
+TEST(RegistryTest, KeysNestByNamespaceAndListDirectChildrenOnly) {
+  EXPECT_EQ(Registry::RecordKey(RecordKind::kNamespace, {"a"}), "_quiver/ns/@61.json");
+  EXPECT_EQ(Registry::RecordKey(RecordKind::kNamespace, {"a", "b"}), "_quiver/ns/61/@62.json");
+  EXPECT_EQ(Registry::RecordKey(RecordKind::kTable, {"a", "t"}), "_quiver/tables/61/@74.json");
+  auto store = MemoryObjectStore::Create();
+  auto registry = *Registry::Open(store);
+  for (const ObjectId& id : std::vector<ObjectId>{{"b"}, {"a"}, {"a", "x"}, {"a", "x", "deep"}, {"c"}}) {
+    ASSERT_TRUE(registry->Create(RecordKind::kNamespace, id, {{"id", id}}).ok());
+  }
+  auto root = registry->ListChildren(RecordKind::kNamespace, {}, "", 0);
+  ASSERT_TRUE(root.ok());
+  EXPECT_EQ(root->names, (std::vector<std::string>{"a", "b", "c"}));
+  auto page = registry->ListChildren(RecordKind::kNamespace, {}, "a", 1);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->names, (std::vector<std::string>{"b"}));
+  EXPECT_TRUE(page->truncated);
+  auto children = registry->ListChildren(RecordKind::kNamespace, {"a"}, "", 0);
+  EXPECT_EQ(children->names, (std::vector<std::string>{"x"}));
+  auto all = registry->ListDescendants(RecordKind::kNamespace, {"a"});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 2u);
+  EXPECT_TRUE(*registry->HasDescendants(RecordKind::kNamespace, {"a", "x"}));
+  EXPECT_FALSE(*registry->HasDescendants(RecordKind::kNamespace, {"b"}));
+}
+
+TEST(RegistryTest, WritesAreConditional) {
+  auto registry = *Registry::Open(MemoryObjectStore::Create());
+  auto etag = registry->Create(RecordKind::kTable, {"t"}, {{"v", 1}});
+  ASSERT_TRUE(etag.ok());
+  EXPECT_TRUE(registry->Create(RecordKind::kTable, {"t"}, {{"v", 2}}).status().IsAlreadyExists());
+  auto replaced = registry->Replace(RecordKind::kTable, {"t"}, {{"v", 3}}, *etag);
+  ASSERT_TRUE(replaced.ok());
+  EXPECT_TRUE(registry->Replace(RecordKind::kTable, {"t"}, {{"v", 4}}, *etag).status().IsConflict());
+  EXPECT_TRUE(registry->Delete(RecordKind::kTable, {"t"}, *etag).IsConflict());
+  EXPECT_EQ(registry->Get(RecordKind::kTable, {"t"})->body["v"], 3);
+  EXPECT_TRUE(registry->Delete(RecordKind::kTable, {"t"}, *replaced).ok());
+  EXPECT_TRUE(registry->Get(RecordKind::kTable, {"t"}).status().IsNotFound());
+}
+
+TEST(RegistryTest, ChangeLogSequenceIsTheGeneration) {
+  auto store = MemoryObjectStore::Create();
+  auto registry = *Registry::Open(store);
+  EXPECT_EQ(*registry->Generation(), 0u);
+  for (int i = 1; i <= 5; ++i) {
+    auto seq = registry->AppendLog({{"action", "test"}, {"i", i}});
+    ASSERT_TRUE(seq.ok());
+    EXPECT_EQ(*seq, static_cast<uint64_t>(i));
+  }
+  // A second registry over the same root (another process) continues the sequence.
+  auto second = *Registry::Open(store);
+  EXPECT_EQ(*second->AppendLog({{"action", "other"}}), 6u);
+  EXPECT_EQ(*registry->AppendLog({{"action", "again"}}), 7u);
+  EXPECT_EQ(*registry->Generation(), 7u);
+  auto events = registry->ReadLog(2, 3);
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 3u);
+  EXPECT_EQ((*events)[0]["seq"], 3);
+  EXPECT_EQ((*events)[2]["seq"], 5);
+  EXPECT_EQ(registry->ReadLog(7, 10)->size(), 0u);
+  EXPECT_EQ(registry->ReadLog(0, 100)->size(), 7u);
+}
+
+}  // namespace
+}  // namespace quiver::catalog

@@ -1,0 +1,110 @@
+// Test support: a namespace service on an ephemeral 127.0.0.1 port over a memory root, with a
+// fault-injecting layer under the catalog so that any storage failure (and so any error code)
+// can be provoked over HTTP.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "catalog/catalog.h"
+#include "common/logging.h"
+#include "server/http_server.h"
+#include "server/service.h"
+#include "store/counting_store.h"
+#include "store/fault_store.h"
+#include "store/memory_store.h"
+#include "test_client.h"
+#include "testing/synthetic_dataset.h"
+
+namespace quiver::server::testing {
+
+class ServerFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Logger::Default().SetLevel(LogLevel::kWarn);  // one line per request is noise here
+    StartServer(HttpServerOptions{});
+  }
+  void TearDown() override { StopServer(); }
+
+  void StartServer(HttpServerOptions options, bool managed = false) {
+    memory_ = MemoryObjectStore::Create();
+    faults_ = std::make_shared<FaultInjectingStore>(memory_);
+    counts_ = std::make_shared<CountingStore>(faults_);
+    catalog::CatalogOptions catalog_options;
+    catalog_options.managed_versioning = managed;
+    auto catalog = catalog::Catalog::Open(counts_, catalog_options);
+    ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+    catalog_ = std::move(*catalog);
+    service_ = std::make_unique<NamespaceService>(*catalog_, counts_);
+    options.host = "127.0.0.1";
+    options.port = 0;
+    options.threads = 4;
+    NamespaceService* service = service_.get();
+    auto http = HttpServer::Start(
+        options, [service](HttpRequest& r) { return service->Handle(r); },
+        [service](TransportError e, const std::string& m) {
+          return service->HandleTransportError(e, m);
+        });
+    ASSERT_TRUE(http.ok()) << http.status().ToString();
+    http_ = std::move(*http);
+    client_ = std::make_unique<TestClient>(http_->port());
+  }
+
+  void StopServer() {
+    client_.reset();
+    if (http_) {
+      http_->Shutdown();
+      http_->Wait();
+      http_.reset();
+    }
+    service_.reset();
+    catalog_.reset();
+  }
+
+  // Declares `id` ("a$b" form path segment) and writes a synthetic version 1 at its location.
+  catalog::TableInfo MakeTable(const catalog::ObjectId& id) {
+    auto t = catalog_->DeclareTable(id, {}, {});
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    EXPECT_TRUE(quiver::testing::WriteSyntheticDataset(*memory_, t->location).ok());
+    return *t;
+  }
+
+  // Every key and its bytes under the root (to prove that a request changed nothing).
+  std::map<std::string, std::string> Snapshot() {
+    std::map<std::string, std::string> out;
+    auto all = memory_->ListAll("");
+    EXPECT_TRUE(all.ok());
+    for (const ObjectMeta& m : *all) out[m.key] = memory_->Get(m.key)->data;
+    return out;
+  }
+
+  std::shared_ptr<MemoryObjectStore> memory_;
+  std::shared_ptr<FaultInjectingStore> faults_;
+  std::shared_ptr<CountingStore> counts_;
+  std::unique_ptr<catalog::Catalog> catalog_;
+  std::unique_ptr<NamespaceService> service_;
+  std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<TestClient> client_;
+};
+
+// Asserts the spec's error body with `code` and `http` status.
+inline void ExpectError(const Reply& reply, int http, int code, const std::string& where = "") {
+  EXPECT_EQ(reply.status, http) << where << " " << reply.body;
+  nlohmann::json body = reply.Json();
+  ASSERT_TRUE(body.is_object()) << where << " " << reply.body;
+  EXPECT_EQ(body.value("code", -1), code) << where << " " << reply.body;
+  EXPECT_TRUE(body.contains("error") && body["error"].is_string()) << where;
+  EXPECT_TRUE(body.contains("detail")) << where;
+  EXPECT_EQ(body.value("status", 0), http) << where;
+  EXPECT_TRUE(body.contains("type") && body.contains("title")) << where;
+  auto rid = reply.headers.find("x-request-id");
+  ASSERT_NE(rid, reply.headers.end()) << where;
+  EXPECT_EQ(body.value("instance", ""), rid->second) << where;
+  EXPECT_EQ(reply.headers.count("content-type") ? reply.headers.at("content-type") : "",
+            "application/json")
+      << where;
+}
+
+}  // namespace quiver::server::testing
