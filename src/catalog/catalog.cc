@@ -1,6 +1,7 @@
 #include "catalog/catalog.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -23,7 +24,6 @@ constexpr int64_t kDroppingMarkerTtlNanos = 300LL * 1'000'000'000;
 
 Status Error(StatusCode code, std::string message) { return Status(code, std::move(message)); }
 
-
 std::string NamespaceName(const ObjectId& ns) {
   return ns.empty() ? "the root namespace" : fmt::format("namespace '{}'", JoinId(ns));
 }
@@ -34,7 +34,8 @@ Result<ObjectId> IdFromJson(const json& value, std::string_view what) {
   if (!value.is_array()) return Status::Corruption(fmt::format("{}: 'id' is not an array", what));
   ObjectId id;
   for (const json& part : value) {
-    if (!part.is_string()) return Status::Corruption(fmt::format("{}: 'id' holds a non-string", what));
+    if (!part.is_string())
+      return Status::Corruption(fmt::format("{}: 'id' holds a non-string", what));
     id.push_back(part.get<std::string>());
   }
   return id;
@@ -51,8 +52,7 @@ Properties PropertiesFromJson(const json& body) {
 }
 
 bool IEquals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
@@ -82,14 +82,16 @@ Status ValidateRegisterLocation(const std::string& location) {
   if (location.empty()) return Status::InvalidInput("'location' must not be empty");
   if (location.find("://") != std::string::npos || location.front() == '/') {
     return Status::InvalidInput(fmt::format(
-        "location '{}' must be relative to the catalog root (no scheme, no leading '/')", location));
+        "location '{}' must be relative to the catalog root (no scheme, no leading '/')",
+        location));
   }
   std::string_view trimmed = location;
   while (!trimmed.empty() && trimmed.back() == '/') trimmed.remove_suffix(1);
   size_t start = 0;
   while (start <= trimmed.size()) {
     size_t slash = trimmed.find('/', start);
-    std::string_view seg = trimmed.substr(start, slash == std::string_view::npos ? slash : slash - start);
+    std::string_view seg =
+        trimmed.substr(start, slash == std::string_view::npos ? slash : slash - start);
     if (seg == "..") {
       return Status::InvalidInput(fmt::format("location '{}' must not contain '..'", location));
     }
@@ -97,10 +99,12 @@ Status ValidateRegisterLocation(const std::string& location) {
     start = slash + 1;
   }
   if (trimmed.substr(0, kRegistryDir.size()) == kRegistryDir) {
-    return Status::InvalidInput(fmt::format("location '{}' is inside the catalog's own records", location));
+    return Status::InvalidInput(
+        fmt::format("location '{}' is inside the catalog's own records", location));
   }
   Status key = ValidateKey(trimmed);
-  if (!key.ok()) return Status::InvalidInput(fmt::format("location '{}': {}", location, key.message()));
+  if (!key.ok())
+    return Status::InvalidInput(fmt::format("location '{}': {}", location, key.message()));
   if (!IsValidUtf8(trimmed)) return Status::InvalidInput("location is not valid UTF-8");
   return Status::OK();
 }
@@ -139,7 +143,8 @@ void Catalog::Log(std::string_view action, std::string_view kind, const ObjectId
   if (!seq.ok()) {
     // The mutation itself is durable; a missing event is reported, not turned into a failure.
     QV_LOG_WARN("change-log append failed", {{"action", std::string(action)},
-                {"object", JoinId(id)}, {"error", seq.status().ToString()}});
+                                             {"object", JoinId(id)},
+                                             {"error", seq.status().ToString()}});
   }
 }
 
@@ -231,13 +236,14 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
 
   Status err;
   if (registry_->Exists(RecordKind::kTable, id, &err)) {
-    return Error(StatusCode::kNamespaceAlreadyExists,
-                 fmt::format("a table named '{}' already exists in {}", LeafOf(id), NamespaceName(parent)));
+    return Error(
+        StatusCode::kNamespaceAlreadyExists,
+        fmt::format("a table named '{}' already exists in {}", LeafOf(id), NamespaceName(parent)));
   }
   QV_RETURN_IF_ERROR(err);
 
-  json body = {{"kind", "namespace"}, {"id", IdJson(id)}, {"properties", properties},
-               {"created_at", Now()}};
+  json body = {
+      {"kind", "namespace"}, {"id", IdJson(id)}, {"properties", properties}, {"created_at", Now()}};
   auto created = registry_->Create(RecordKind::kNamespace, id, body);
   if (!created.ok()) {
     if (!created.status().IsAlreadyExists()) return created.status();
@@ -304,8 +310,16 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
 
   // Mark first: a create that lands in this namespace after the mark sees it on its re-check
   // and withdraws; one that landed before is found by the emptiness check or the cascade.
+  auto live_mark = record->body.find("dropping_since");
+  if (live_mark != record->body.end() && live_mark->is_number_integer() &&
+      clock()->NowNanos() - live_mark->get<int64_t>() < kDroppingMarkerTtlNanos) {
+    return Status(StatusCode::kConcurrentModification,
+                  fmt::format("namespace '{}' is being dropped by another request", JoinId(id)),
+                  Subcode::kNone, true);
+  }
   json marked = record->body;
-  marked["dropping_since"] = clock()->NowNanos();
+  const int64_t mark = clock()->NowNanos();
+  marked["dropping_since"] = mark;
   auto marked_etag = registry_->Replace(RecordKind::kNamespace, id, marked, record->etag);
   if (!marked_etag.ok()) {
     if (marked_etag.status().IsConflict()) {
@@ -315,8 +329,16 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
     }
     return marked_etag.status();
   }
+  // Withdraws our mark (only ours: the record may have changed since, e.g. properties).
   auto unmark = [&](Status why) -> Status {
-    (void)registry_->Replace(RecordKind::kNamespace, id, record->body, *marked_etag);
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      auto current = registry_->Get(RecordKind::kNamespace, id);
+      if (!current.ok()) break;
+      auto it = current->body.find("dropping_since");
+      if (it == current->body.end() || *it != mark) break;
+      current->body.erase("dropping_since");
+      if (registry_->Replace(RecordKind::kNamespace, id, current->body, current->etag).ok()) break;
+    }
     return why;
   };
 
@@ -346,7 +368,14 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
     if (!dropped.ok()) return unmark(dropped);
   }
   Status deleted = registry_->Delete(RecordKind::kNamespace, id, *marked_etag);
-  if (!deleted.ok() && !deleted.IsNotFound()) return deleted;
+  if (!deleted.ok()) {
+    if (deleted.IsNotFound() || deleted.IsConflict()) {
+      return Status(StatusCode::kConcurrentModification,
+                    fmt::format("namespace '{}' changed while it was being dropped", JoinId(id)),
+                    Subcode::kNone, true);
+    }
+    return unmark(deleted);
+  }
   Log("drop_namespace", "namespace", id, actor, {{"cascade", options.cascade}});
   return std::optional<NamespaceInfo>(std::move(info));
 }
@@ -422,9 +451,9 @@ Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& pr
   }
   QV_RETURN_IF_ERROR(err);
   if (registry_->Exists(RecordKind::kNamespace, id, &err)) {
-    return Error(StatusCode::kTableAlreadyExists,
-                 fmt::format("a namespace named '{}' already exists in {}", LeafOf(id),
-                             NamespaceName(ns)));
+    return Error(
+        StatusCode::kTableAlreadyExists,
+        fmt::format("a namespace named '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
   }
   QV_RETURN_IF_ERROR(err);
 
@@ -439,13 +468,14 @@ Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& pr
     if (marker.ok()) break;
     if (!marker.status().IsAlreadyExists() || attempt >= 4) return marker.status();
   }
-  auto drop_marker = [&] { (void)registry_->store().Delete(location + "/" + std::string(kReservedMarker)); };
+  auto drop_marker = [&] {
+    (void)registry_->store().Delete(location + "/" + std::string(kReservedMarker));
+  };
 
   bool managed = ManagedFor(properties);
-  json body = {{"kind", "table"},         {"id", IdJson(id)},
-               {"location", location},    {"properties", properties},
-               {"declared", true},        {"managed_versioning", managed},
-               {"created_at", Now()},     {"state", "active"}};
+  json body = {{"kind", "table"},          {"id", IdJson(id)}, {"location", location},
+               {"properties", properties}, {"declared", true}, {"managed_versioning", managed},
+               {"created_at", Now()},      {"state", "active"}};
   auto created = registry_->Create(RecordKind::kTable, id, body);
   if (!created.ok()) {
     drop_marker();
@@ -484,8 +514,8 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
   auto latest = table::ResolveLatestVersion(*store);
   if (!latest.ok()) {
     if (latest.status().code() == StatusCode::kTableNotFound) {
-      return Status::InvalidInput(
-          fmt::format("location '{}' holds no Lance dataset (no manifest under _versions/)", location));
+      return Status::InvalidInput(fmt::format(
+          "location '{}' holds no Lance dataset (no manifest under _versions/)", location));
     }
     return latest.status();
   }
@@ -494,37 +524,41 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
   if (existing.ok()) {
     bool same = existing->body.value("location", "") == location;
     if (mode != CreateMode::kOverwrite) {
-      return Error(StatusCode::kTableAlreadyExists,
-                   same ? fmt::format("table '{}' is already registered at '{}'", JoinId(id), location)
-                        : fmt::format("table '{}' already exists (at another location)", JoinId(id)));
+      return Error(
+          StatusCode::kTableAlreadyExists,
+          same ? fmt::format("table '{}' is already registered at '{}'", JoinId(id), location)
+               : fmt::format("table '{}' already exists (at another location)", JoinId(id)));
     }
   } else if (!existing.status().IsNotFound()) {
     return existing.status();
   }
   Status err;
   if (registry_->Exists(RecordKind::kNamespace, id, &err)) {
-    return Error(StatusCode::kTableAlreadyExists,
-                 fmt::format("a namespace named '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
+    return Error(
+        StatusCode::kTableAlreadyExists,
+        fmt::format("a namespace named '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
   }
   QV_RETURN_IF_ERROR(err);
   // One location, one table: a second name would let a drop delete another table's bytes.
-  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> all, registry_->ListDescendants(RecordKind::kTable, {}));
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> all,
+                      registry_->ListDescendants(RecordKind::kTable, {}));
   for (const ObjectId& other : all) {
     if (other == id) continue;
     auto record = registry_->Get(RecordKind::kTable, other);
     if (record.ok() && record->body.value("location", "") == location) {
       return Error(StatusCode::kTableAlreadyExists,
-                   fmt::format("location '{}' is already registered as table '{}'", location, JoinId(other)));
+                   fmt::format("location '{}' is already registered as table '{}'", location,
+                               JoinId(other)));
     }
   }
 
-  json body = {{"kind", "table"},      {"id", IdJson(id)},       {"location", location},
-               {"properties", properties}, {"declared", false},
-               {"managed_versioning", ManagedFor(properties)}, {"created_at", Now()},
-               {"state", "active"}};
-  Result<std::string> written = existing.ok()
-                                    ? registry_->Replace(RecordKind::kTable, id, body, existing->etag)
-                                    : registry_->Create(RecordKind::kTable, id, body);
+  json body = {{"kind", "table"},      {"id", IdJson(id)},
+               {"location", location}, {"properties", properties},
+               {"declared", false},    {"managed_versioning", ManagedFor(properties)},
+               {"created_at", Now()},  {"state", "active"}};
+  Result<std::string> written =
+      existing.ok() ? registry_->Replace(RecordKind::kTable, id, body, existing->etag)
+                    : registry_->Create(RecordKind::kTable, id, body);
   if (!written.ok()) {
     if (written.status().IsAlreadyExists() || written.status().IsConflict()) {
       return Error(StatusCode::kTableAlreadyExists,
@@ -572,16 +606,15 @@ Result<NameList> Catalog::ListTables(const ObjectId& ns, const std::string& page
 }
 
 Result<Catalog::IdList> Catalog::ListAllTables(const std::string& page_token,
-                                               std::optional<size_t> limit,
-                                               bool include_declared) {
+                                               std::optional<size_t> limit, bool include_declared) {
   IdList out;
   if (limit && *limit == 0) return out;
   QV_RETURN_IF_ERROR(ValidateStartAfter(page_token));
   std::string after = page_token;
   while (true) {
     size_t want = limit ? *limit - out.ids.size() : 1000;
-    QV_ASSIGN_OR_RETURN(Registry::IdPage page,
-                        registry_->ListIds(RecordKind::kTable, after, std::min<size_t>(want, 1000)));
+    QV_ASSIGN_OR_RETURN(Registry::IdPage page, registry_->ListIds(RecordKind::kTable, after,
+                                                                  std::min<size_t>(want, 1000)));
     for (ObjectId& id : page.ids) {
       if (!include_declared) {
         auto table = GetTable(id);
@@ -612,22 +645,37 @@ Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
                                        std::string_view action, const Actor& actor) {
   QV_ASSIGN_OR_RETURN(Record record, GetActiveTableRecord(id));
   QV_ASSIGN_OR_RETURN(TableInfo info, TableFromRecord(id, record.body));
-  Status deleted = registry_->Delete(RecordKind::kTable, id, record.etag);
-  if (!deleted.ok()) {
-    if (deleted.IsNotFound() || deleted.IsConflict()) {
+  QV_ASSIGN_OR_RETURN(std::string intent, WriteIntent({{"op", "drop"},
+                                                       {"id", IdJson(id)},
+                                                       {"location", info.location},
+                                                       {"delete_bytes", delete_bytes}}));
+  // Retire first: of two drops (or a drop and a rename) of one table only one can do this, and
+  // nobody else touches a retired record.
+  json retired = record.body;
+  retired["state"] = "dropping";
+  auto retired_etag = registry_->Replace(RecordKind::kTable, id, retired, record.etag);
+  if (!retired_etag.ok()) {
+    ClearIntent(intent);
+    if (retired_etag.status().IsConflict()) {
       return Status(StatusCode::kConcurrentModification,
-                    fmt::format("table '{}' changed concurrently", JoinId(id)), Subcode::kNone, true);
+                    fmt::format("table '{}' was renamed or dropped concurrently", JoinId(id)),
+                    Subcode::kNone, true);
     }
-    return deleted;
+    return retired_etag.status();
   }
-  if (delete_bytes) {
+  // The table is gone for every reader now; what follows is cleanup that Recover() finishes if
+  // it is interrupted.
+  bool finished = registry_->Delete(RecordKind::kTable, id, *retired_etag).ok();
+  if (finished && delete_bytes) {
     Status bytes = DeleteLocation(info.location);
     if (!bytes.ok()) {
-      // The table is gone from the catalog; its leftover files are an orphan for maintenance.
-      QV_LOG_WARN("dropped table's files could not all be deleted", {{"table", JoinId(id)},
-                  {"location", info.location}, {"error", bytes.ToString()}});
+      finished = false;
+      QV_LOG_WARN(
+          "dropped table's files could not all be deleted; recovery will retry",
+          {{"table", JoinId(id)}, {"location", info.location}, {"error", bytes.ToString()}});
     }
   }
+  if (finished) ClearIntent(intent);
   Log(action, "table", id, actor, {{"location", info.location}});
   return info;
 }
@@ -648,7 +696,8 @@ Result<std::string> Catalog::WriteIntent(const json& intent) {
 
 void Catalog::ClearIntent(const std::string& key) { (void)registry_->store().Delete(key); }
 
-Result<TableInfo> Catalog::RenameTable(const ObjectId& id, const std::optional<ObjectId>& new_namespace,
+Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
+                                       const std::optional<ObjectId>& new_namespace,
                                        const std::string& new_name, const Actor& actor) {
   QV_RETURN_IF_ERROR(ValidateId(id, "table", false));
   QV_RETURN_IF_ERROR(ValidateName(new_name, "table"));
@@ -670,9 +719,10 @@ Result<TableInfo> Catalog::RenameTable(const ObjectId& id, const std::optional<O
   QV_RETURN_IF_ERROR(err);
 
   std::string location = source.body.value("location", "");
-  QV_ASSIGN_OR_RETURN(std::string intent,
-                      WriteIntent({{"op", "rename"}, {"source", IdJson(id)}, {"dest", IdJson(dest)},
-                                   {"location", location}}));
+  QV_ASSIGN_OR_RETURN(std::string intent, WriteIntent({{"op", "rename"},
+                                                       {"source", IdJson(id)},
+                                                       {"dest", IdJson(dest)},
+                                                       {"location", location}}));
   // Retire the source first: of two renames of one source only one can do this.
   json retired = source.body;
   retired["state"] = "retired";
@@ -699,9 +749,9 @@ Result<TableInfo> Catalog::RenameTable(const ObjectId& id, const std::optional<O
   auto created = registry_->Create(RecordKind::kTable, dest, moved);
   if (!created.ok()) {
     if (created.status().IsAlreadyExists()) {
-      return restore_source(Error(StatusCode::kTableAlreadyExists,
-                                  fmt::format("'{}' was created concurrently in {}", new_name,
-                                              NamespaceName(target_ns))));
+      return restore_source(Error(
+          StatusCode::kTableAlreadyExists,
+          fmt::format("'{}' was created concurrently in {}", new_name, NamespaceName(target_ns))));
     }
     return restore_source(created.status());
   }
@@ -714,10 +764,43 @@ Result<TableInfo> Catalog::RenameTable(const ObjectId& id, const std::optional<O
     (void)registry_->Delete(RecordKind::kTable, dest, *created);
     return restore_source(live);
   }
-  (void)registry_->Delete(RecordKind::kTable, id, *retired_etag);
-  ClearIntent(intent);
+  // The rename has happened once the destination exists. If the retired source cannot be
+  // removed now, the intent stays behind for Recover() to finish the job.
+  Status source_deleted = registry_->Delete(RecordKind::kTable, id, *retired_etag);
+  if (source_deleted.ok()) {
+    ClearIntent(intent);
+  } else {
+    QV_LOG_WARN("renamed table's old record could not be removed; recovery will remove it",
+                {{"table", JoinId(id)}, {"error", source_deleted.ToString()}});
+  }
   Log("rename_table", "table", id, actor, {{"to", IdJson(dest)}, {"location", location}});
   return TableFromRecord(dest, moved);
+}
+
+Status Catalog::RecoverDrop(const json& intent, const std::string& key) {
+  auto id = IdFromJson(intent.value("id", json()), key);
+  std::string location = intent.value("location", "");
+  if (!id.ok() || location.empty()) {
+    QV_LOG_WARN("ignoring an unreadable drop intent", {{"key", key}});
+    return Status::OK();
+  }
+  auto record = registry_->Get(RecordKind::kTable, *id);
+  if (record.ok() && record->body.value("location", "") == location &&
+      record->body.value("state", "active") == "active") {
+    // The drop never retired the record: nothing happened, nothing to finish.
+    QV_LOG_INFO("rolled back an interrupted drop", {{"table", JoinId(*id)}});
+    ClearIntent(key);
+    return Status::OK();
+  }
+  if (record.ok() && record->body.value("state", "") == "dropping" &&
+      record->body.value("location", "") == location) {
+    Status deleted = registry_->Delete(RecordKind::kTable, *id, record->etag);
+    if (!deleted.ok() && !deleted.IsNotFound()) return deleted;
+  }
+  if (intent.value("delete_bytes", false)) QV_RETURN_IF_ERROR(DeleteLocation(location));
+  QV_LOG_INFO("finished an interrupted drop", {{"table", JoinId(*id)}, {"location", location}});
+  ClearIntent(key);
+  return Status::OK();
 }
 
 Status Catalog::Recover(Duration min_age) {
@@ -728,6 +811,10 @@ Status Catalog::Recover(Duration min_age) {
     auto got = registry_->store().Get(meta.key);
     if (!got.ok()) continue;
     json intent = json::parse(got->data, nullptr, false);
+    if (!intent.is_discarded() && intent.value("op", "") == "drop") {
+      QV_RETURN_IF_ERROR(RecoverDrop(intent, meta.key));
+      continue;
+    }
     if (intent.is_discarded() || intent.value("op", "") != "rename") {
       QV_LOG_WARN("ignoring an unreadable intent record", {{"key", meta.key}});
       continue;
@@ -749,11 +836,66 @@ Status Catalog::Recover(Duration min_age) {
         (void)registry_->Replace(RecordKind::kTable, *source, body, src_record->etag);
       }
     }
-    QV_LOG_INFO("recovered an interrupted rename", {{"source", JoinId(*source)},
-                {"dest", JoinId(*dest)}, {"completed", completed}});
+    QV_LOG_INFO("recovered an interrupted rename",
+                {{"source", JoinId(*source)}, {"dest", JoinId(*dest)}, {"completed", completed}});
     ClearIntent(meta.key);
   }
   return Status::OK();
+}
+
+Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
+  ConsistencyReport report;
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> namespaces,
+                      registry_->ListDescendants(RecordKind::kNamespace, {}));
+  std::set<ObjectId> ns_set(namespaces.begin(), namespaces.end());
+  report.namespaces = namespaces.size();
+  for (const ObjectId& ns : namespaces) {
+    if (ns.size() > 1 && !ns_set.count(ParentOf(ns))) {
+      report.problems.push_back(
+          fmt::format("namespace '{}' has no parent namespace record", JoinId(ns)));
+    }
+  }
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
+                      registry_->ListDescendants(RecordKind::kTable, {}));
+  report.tables = tables.size();
+  std::map<std::string, ObjectId> locations;
+  for (const ObjectId& id : tables) {
+    auto record = registry_->Get(RecordKind::kTable, id);
+    if (!record.ok()) {
+      if (!record.status().IsNotFound()) return record.status();
+      continue;
+    }
+    std::string name = JoinId(id);
+    if (record->body.value("state", "active") != "active") {
+      report.problems.push_back(
+          fmt::format("table '{}' is {}", name, record->body.value("state", "")));
+    }
+    if (id.size() > 1 && !ns_set.count(ParentOf(id))) {
+      report.problems.push_back(fmt::format("table '{}' has no namespace record", name));
+    }
+    if (ns_set.count(id)) {
+      report.problems.push_back(fmt::format("'{}' is both a table and a namespace", name));
+    }
+    std::string location = record->body.value("location", "");
+    auto [it, fresh] = locations.emplace(location, id);
+    if (!fresh) {
+      report.problems.push_back(fmt::format("tables '{}' and '{}' share location '{}'", name,
+                                            JoinId(it->second), location));
+    }
+    ListOptions options;
+    options.prefix = location + "/";
+    options.limit = 1;
+    auto listed = registry_->store().List(options);
+    if (listed.ok() && listed->objects.empty()) {
+      report.problems.push_back(
+          fmt::format("table '{}': nothing at location '{}'", name, location));
+    }
+  }
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> intents, registry_->store().ListAll(kIntentsDir));
+  for (const ObjectMeta& intent : intents) {
+    report.problems.push_back(fmt::format("unfinished operation '{}'", intent.key));
+  }
+  return report;
 }
 
 Result<std::shared_ptr<ObjectStore>> Catalog::TableStore(const TableInfo& table) const {

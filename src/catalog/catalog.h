@@ -10,9 +10,10 @@
 //     a namespace drop first marks the namespace as dropping);
 //   - a table's location is chosen fresh at declare and never reused by another name: a rename
 //     moves the record (the source is retired first, so concurrent renames have one winner);
-//   - a drop removes the record, then the bytes.
-// Interrupted renames and drops leave an intent record (_quiver/intents/) that Recover()
-// finishes or rolls back.
+//   - a drop retires the record (one winner against other drops and renames), removes it,
+//     then the bytes.
+// Renames and drops write an intent record (_quiver/intents/) first; an interrupted one is
+// finished or rolled back by Recover().
 //
 // Thread-safety: safe for concurrent use; several processes may serve one root.
 #pragma once
@@ -100,9 +101,8 @@ class Catalog {
   // Points the name at an existing dataset at `location` (relative, inside the root).
   // mode Create: TableAlreadyExists (5) if the name is taken; Overwrite: replaces the
   // registration. A location registered under another name is TableAlreadyExists too.
-  Result<TableInfo> RegisterTable(const ObjectId& id, const std::string& location,
-                                  CreateMode mode, const Properties& properties,
-                                  const Actor& actor);
+  Result<TableInfo> RegisterTable(const ObjectId& id, const std::string& location, CreateMode mode,
+                                  const Properties& properties, const Actor& actor);
   // TableNotFound (4); NamespaceNotFound (1) when the namespace itself is missing.
   Result<TableInfo> GetTable(const ObjectId& id);
   // True while no version has been committed at the table's location.
@@ -139,6 +139,17 @@ class Catalog {
   Registry& registry() { return *registry_; }
   bool managed_versioning_default() const { return options_.managed_versioning; }
 
+  // A scan of every record for broken invariants: a table or namespace whose parent namespace
+  // is missing, a retired table record, two tables at one location, a name used by a table and
+  // a namespace, a table whose location holds neither a dataset nor a reservation marker, an
+  // unfinished intent. Reads everything: for tools and tests, not for request paths.
+  struct ConsistencyReport {
+    uint64_t namespaces = 0;
+    uint64_t tables = 0;
+    std::vector<std::string> problems;
+  };
+  Result<ConsistencyReport> CheckConsistency();
+
   // Finishes or rolls back renames and namespace drops that a crash interrupted (intent
   // records older than `min_age`, so that another live server's work is left alone).
   Status Recover(Duration min_age);
@@ -161,6 +172,7 @@ class Catalog {
   void Log(std::string_view action, std::string_view kind, const ObjectId& id, const Actor& actor,
            nlohmann::json extra = nlohmann::json::object());
   Result<std::string> WriteIntent(const nlohmann::json& intent);
+  Status RecoverDrop(const nlohmann::json& intent, const std::string& key);
   void ClearIntent(const std::string& key);
   bool ManagedFor(const Properties& properties) const;
 

@@ -37,8 +37,8 @@ bool IsValidUtf8(std::string_view s) {
 Status ValidateName(std::string_view name, std::string_view what) {
   if (name.empty()) return Status::InvalidInput(fmt::format("{} name must not be empty", what));
   if (name.size() > kMaxNameBytes) {
-    return Status::InvalidInput(
-        fmt::format("{} name is {} bytes; at most {} are allowed", what, name.size(), kMaxNameBytes));
+    return Status::InvalidInput(fmt::format("{} name is {} bytes; at most {} are allowed", what,
+                                            name.size(), kMaxNameBytes));
   }
   if (name == "." || name == "..") {
     return Status::InvalidInput(fmt::format("{} name must not be '{}'", what, name));
@@ -61,11 +61,12 @@ Status ValidateName(std::string_view name, std::string_view what) {
 
 Status ValidateId(const ObjectId& id, std::string_view what, bool allow_root) {
   if (id.empty() && !allow_root) {
-    return Status::InvalidInput(fmt::format("the {} identifier must not be empty (the root)", what));
+    return Status::InvalidInput(
+        fmt::format("the {} identifier must not be empty (the root)", what));
   }
   if (id.size() > kMaxIdDepth) {
-    return Status::InvalidInput(fmt::format("the {} identifier has {} levels; at most {} are allowed",
-                                            what, id.size(), kMaxIdDepth));
+    return Status::InvalidInput(fmt::format(
+        "the {} identifier has {} levels; at most {} are allowed", what, id.size(), kMaxIdDepth));
   }
   for (size_t i = 0; i < id.size(); ++i) {
     std::string_view kind = i + 1 == id.size() ? what : std::string_view("namespace");
@@ -120,7 +121,8 @@ Status DecodeName(std::string_view hex, std::string* name) {
   for (size_t i = 0; i < hex.size(); i += 2) {
     int hi = HexValue(hex[i]);
     int lo = HexValue(hex[i + 1]);
-    if (hi < 0 || lo < 0) return Status::InvalidInput(fmt::format("'{}' is not an encoded name", hex));
+    if (hi < 0 || lo < 0)
+      return Status::InvalidInput(fmt::format("'{}' is not an encoded name", hex));
     name->push_back(static_cast<char>(hi * 16 + lo));
   }
   return Status::OK();

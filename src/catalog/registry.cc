@@ -47,7 +47,8 @@ Result<std::unique_ptr<Registry>> Registry::Open(std::shared_ptr<ObjectStore> ro
   if (clock == nullptr) clock = Clock::Real();
   auto stamp = root->Get(kFormatKey);
   if (!stamp.ok() && stamp.status().IsNotFound()) {
-    nlohmann::json body = {{"format", kRegistryFormat}, {"created_at", FormatIso8601Millis(clock->NowNanos())}};
+    nlohmann::json body = {{"format", kRegistryFormat},
+                           {"created_at", FormatIso8601Millis(clock->NowNanos())}};
     auto put = root->Put(kFormatKey, body.dump(2) + "\n", PutOptions::CreateOnly());
     if (!put.ok() && !put.status().IsAlreadyExists()) return put.status();
     stamp = root->Get(kFormatKey);
@@ -56,8 +57,8 @@ Result<std::unique_ptr<Registry>> Registry::Open(std::shared_ptr<ObjectStore> ro
   auto body = nlohmann::json::parse(stamp->data, nullptr, false);
   if (body.is_discarded() || !body.is_object() || !body.contains("format") ||
       !body["format"].is_number_integer()) {
-    return Status::Corruption(fmt::format("{} in {} is not a registry format stamp", kFormatKey,
-                                          root->Describe()));
+    return Status::Corruption(
+        fmt::format("{} in {} is not a registry format stamp", kFormatKey, root->Describe()));
   }
   int format = body["format"].get<int>();
   if (format != kRegistryFormat) {
@@ -116,15 +117,15 @@ bool Registry::Exists(RecordKind kind, const ObjectId& id, Status* error) {
 
 Result<std::string> Registry::Create(RecordKind kind, const ObjectId& id,
                                      const nlohmann::json& body) {
-  QV_ASSIGN_OR_RETURN(ObjectMeta meta,
-                      root_->Put(RecordKey(kind, id), body.dump(2) + "\n", PutOptions::CreateOnly()));
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta, root_->Put(RecordKey(kind, id), body.dump(2) + "\n",
+                                                  PutOptions::CreateOnly()));
   return std::move(meta.etag);
 }
 
 Result<std::string> Registry::Replace(RecordKind kind, const ObjectId& id,
                                       const nlohmann::json& body, const std::string& etag) {
-  QV_ASSIGN_OR_RETURN(ObjectMeta meta,
-                      root_->Put(RecordKey(kind, id), body.dump(2) + "\n", PutOptions::IfMatch(etag)));
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta, root_->Put(RecordKey(kind, id), body.dump(2) + "\n",
+                                                  PutOptions::IfMatch(etag)));
   return std::move(meta.etag);
 }
 

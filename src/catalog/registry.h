@@ -111,7 +111,7 @@ class Registry {
 
   std::shared_ptr<ObjectStore> root_;
   const Clock* clock_;
-  std::mutex log_mu_;    // serializes this process's appends (other processes race via puts)
+  std::mutex log_mu_;      // serializes this process's appends (other processes race via puts)
   uint64_t last_seq_ = 0;  // newest seq this process has seen; guarded by log_mu_
 };
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli/catalog_commands.h"
 #include "cli/store_commands.h"
 #include "cli/table_commands.h"
 #include "common/config.h"
@@ -61,9 +62,11 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
                     fmt::format("config file (.toml or .json) [env: {}]", quiver::kConfigFileEnv));
   for (const quiver::ConfigOption& o : quiver::ConfigOptions()) {
     std::string key(o.key);
-    serve->add_option_function<std::string>(
+    CLI::Option* option = serve->add_option_function<std::string>(
         std::string(o.flag), [flags, key](const std::string& v) { (*flags)[key] = v; },
         fmt::format("{} (default {}) [env: {}]", o.help, o.default_value, o.env));
+    // Boolean settings work as bare flags too (`--managed-versioning`).
+    if (o.default_value == "false") option->expected(0, 1)->default_str("true");
   }
   serve->callback([flags, config_file, exit_code] {
     quiver::ConfigSources sources;
@@ -91,6 +94,7 @@ int main(int argc, char** argv) {
   AddServeCommand(app, &exit_code);
   quiver::cli::AddStoreCommands(app, &exit_code);
   quiver::cli::AddTableCommands(app, &exit_code);
+  quiver::cli::AddCatalogCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -38,10 +38,11 @@ Result<catalog::ObjectId> SplitId(const std::string& segment, const std::string&
   size_t start = 0;
   while (true) {
     size_t pos = segment.find(delimiter, start);
-    std::string part = segment.substr(start, pos == std::string::npos ? std::string::npos : pos - start);
+    std::string part =
+        segment.substr(start, pos == std::string::npos ? std::string::npos : pos - start);
     if (part.empty()) {
-      return Status::InvalidInput(fmt::format(
-          "identifier '{}' has an empty element (delimiter '{}')", segment, delimiter));
+      return Status::InvalidInput(
+          fmt::format("identifier '{}' has an empty element (delimiter '{}')", segment, delimiter));
     }
     id.push_back(std::move(part));
     if (pos == std::string::npos) break;
@@ -62,7 +63,8 @@ Result<std::optional<bool>> Call::QueryBool(const std::string& name) const {
   std::string s = NormalizeEnum(*v);
   if (s == "true" || s == "1") return std::optional<bool>(true);
   if (s == "false" || s == "0") return std::optional<bool>(false);
-  return Status::InvalidInput(fmt::format("query parameter '{}' must be true or false, not '{}'", name, *v));
+  return Status::InvalidInput(
+      fmt::format("query parameter '{}' must be true or false, not '{}'", name, *v));
 }
 
 Result<std::optional<int64_t>> Call::QueryInt(const std::string& name) const {
@@ -71,7 +73,8 @@ Result<std::optional<int64_t>> Call::QueryInt(const std::string& name) const {
   int64_t out = 0;
   auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
   if (ec != std::errc() || ptr != v->data() + v->size()) {
-    return Status::InvalidInput(fmt::format("query parameter '{}' must be an integer, not '{}'", name, *v));
+    return Status::InvalidInput(
+        fmt::format("query parameter '{}' must be an integer, not '{}'", name, *v));
   }
   return std::optional<int64_t>(out);
 }
@@ -107,14 +110,17 @@ Result<std::optional<int64_t>> Call::Int(const std::string& name) const {
     }
     return std::optional<int64_t>(static_cast<int64_t>(f->get<uint64_t>()));
   }
-  if (!f->is_number_integer()) return Status::InvalidInput(fmt::format("'{}' must be an integer", name));
+  if (!f->is_number_integer())
+    return Status::InvalidInput(fmt::format("'{}' must be an integer", name));
   return std::optional<int64_t>(f->get<int64_t>());
 }
 
-Result<std::optional<std::map<std::string, std::string>>> Call::StringMap(const std::string& name) const {
+Result<std::optional<std::map<std::string, std::string>>> Call::StringMap(
+    const std::string& name) const {
   const json* f = Field(body, name);
   if (f == nullptr) return std::optional<std::map<std::string, std::string>>();
-  if (!f->is_object()) return Status::InvalidInput(fmt::format("'{}' must be an object of strings", name));
+  if (!f->is_object())
+    return Status::InvalidInput(fmt::format("'{}' must be an object of strings", name));
   std::map<std::string, std::string> out;
   for (auto& [k, v] : f->items()) {
     if (!v.is_string()) {
@@ -128,10 +134,12 @@ Result<std::optional<std::map<std::string, std::string>>> Call::StringMap(const 
 Result<std::optional<std::vector<std::string>>> Call::StringList(const std::string& name) const {
   const json* f = Field(body, name);
   if (f == nullptr) return std::optional<std::vector<std::string>>();
-  if (!f->is_array()) return Status::InvalidInput(fmt::format("'{}' must be an array of strings", name));
+  if (!f->is_array())
+    return Status::InvalidInput(fmt::format("'{}' must be an array of strings", name));
   std::vector<std::string> out;
   for (const json& v : *f) {
-    if (!v.is_string()) return Status::InvalidInput(fmt::format("'{}' must be an array of strings", name));
+    if (!v.is_string())
+      return Status::InvalidInput(fmt::format("'{}' must be an array of strings", name));
     out.push_back(v.get<std::string>());
   }
   return std::optional<std::vector<std::string>>(std::move(out));
@@ -186,8 +194,8 @@ Result<Call> ParseCall(const HttpRequest& http, const RouteMatch& match, std::st
   const std::string& authorization = http.Header("authorization");
   if (!api_key.empty()) {
     call.principal = {Principal::Kind::kApiKey, api_key};
-  } else if (authorization.size() > 7 &&
-             (authorization.compare(0, 7, "Bearer ") == 0 || authorization.compare(0, 7, "bearer ") == 0)) {
+  } else if (authorization.size() > 7 && (authorization.compare(0, 7, "Bearer ") == 0 ||
+                                          authorization.compare(0, 7, "bearer ") == 0)) {
     call.principal = {Principal::Kind::kBearer, authorization.substr(7)};
   }
   for (const auto& [name, value] : http.headers) {
@@ -196,8 +204,10 @@ Result<Call> ParseCall(const HttpRequest& http, const RouteMatch& match, std::st
 
   if (IsArrowBodied(match.op->name)) return call;
   std::string_view body = http.body;
-  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.front()))) body.remove_prefix(1);
-  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back()))) body.remove_suffix(1);
+  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.front())))
+    body.remove_prefix(1);
+  while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back())))
+    body.remove_suffix(1);
   if (body.empty() || body == "null") return call;
   json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
@@ -212,23 +222,24 @@ Result<Call> ParseCall(const HttpRequest& http, const RouteMatch& match, std::st
   if (match.op->name == "UpdateTableSchemaMetadata") return call;
 
   if (auto it = call.body.find("id"); it != call.body.end() && !it->is_null()) {
-    if (!it->is_array() || !std::all_of(it->begin(), it->end(), [](const json& v) { return v.is_string(); })) {
+    if (!it->is_array() ||
+        !std::all_of(it->begin(), it->end(), [](const json& v) { return v.is_string(); })) {
       return Status::InvalidInput("'id' must be an array of strings");
     }
     catalog::ObjectId body_id = it->get<catalog::ObjectId>();
     if (match.id && body_id != call.id) {
-      return Status::InvalidInput(fmt::format(
-          "the body id [{}] does not match the path id [{}]", fmt::join(body_id, ", "),
-          fmt::join(call.id, ", ")));
+      return Status::InvalidInput(fmt::format("the body id [{}] does not match the path id [{}]",
+                                              fmt::join(body_id, ", "), fmt::join(call.id, ", ")));
     }
     if (!match.id) call.id = std::move(body_id);
   }
   if (auto it = call.body.find("identity"); it != call.body.end() && it->is_object() &&
                                             call.principal.kind == Principal::Kind::kAnonymous) {
-    if (auto k = it->find("api_key"); k != it->end() && k->is_string() && !k->get<std::string>().empty()) {
+    if (auto k = it->find("api_key");
+        k != it->end() && k->is_string() && !k->get<std::string>().empty()) {
       call.principal = {Principal::Kind::kApiKey, k->get<std::string>()};
-    } else if (auto t = it->find("auth_token"); t != it->end() && t->is_string() &&
-                                               !t->get<std::string>().empty()) {
+    } else if (auto t = it->find("auth_token");
+               t != it->end() && t->is_string() && !t->get<std::string>().empty()) {
       call.principal = {Principal::Kind::kBearer, t->get<std::string>()};
     }
   }

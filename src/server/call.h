@@ -28,7 +28,7 @@ namespace quiver::server {
 struct Principal {
   enum class Kind { kAnonymous, kApiKey, kBearer };
   Kind kind = Kind::kAnonymous;
-  std::string credential;  // the key or token as sent
+  std::string credential;    // the key or token as sent
   std::string Name() const;  // "anonymous", "api-key:<8 chars>", "bearer"
 };
 
@@ -52,7 +52,8 @@ struct Call {
   Result<std::optional<std::string>> String(const std::string& name) const;
   Result<std::optional<bool>> Bool(const std::string& name) const;
   Result<std::optional<int64_t>> Int(const std::string& name) const;
-  Result<std::optional<std::map<std::string, std::string>>> StringMap(const std::string& name) const;
+  Result<std::optional<std::map<std::string, std::string>>> StringMap(
+      const std::string& name) const;
   Result<std::optional<std::vector<std::string>>> StringList(const std::string& name) const;
   // REQUIRES: field present → InvalidInput "'<name>' is required" otherwise.
   Result<std::string> RequiredString(const std::string& name) const;

@@ -7,10 +7,10 @@
 #include <thread>
 #include <vector>
 
+#include <fmt/format.h>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <fmt/format.h>
 
 namespace quiver::server {
 
@@ -60,10 +60,9 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(static_cast<uint32_t>(shared_->options.max_header_bytes));
     parser_->body_limit(shared_->options.max_body_bytes);
     stream_.expires_after(shared_->options.read_timeout);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code ec, size_t) {
-                              self->OnHeader(ec);
-                            });
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
   }
 
   void OnHeader(beast::error_code ec) {
@@ -72,10 +71,11 @@ class Session : public std::enable_shared_from_this<Session> {
     if (beast::iequals(req[http::field::expect], "100-continue")) {
       auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
       stream_.expires_after(shared_->options.write_timeout);
-      http::async_write(stream_, *cont, [self = shared_from_this(), cont](beast::error_code wec, size_t) {
-        if (wec) return self->Close();
-        self->ReadBody();
-      });
+      http::async_write(stream_, *cont,
+                        [self = shared_from_this(), cont](beast::error_code wec, size_t) {
+                          if (wec) return self->Close();
+                          self->ReadBody();
+                        });
       return;
     }
     ReadBody();
@@ -106,9 +106,10 @@ class Session : public std::enable_shared_from_this<Session> {
       return Close();
     }
     if (ec.category() == beast::error_code(http::error::bad_method).category()) {
-      return Respond(shared_->transport_error(TransportError::kBadRequest,
-                                              fmt::format("malformed HTTP request: {}", ec.message())),
-                     false);
+      return Respond(
+          shared_->transport_error(TransportError::kBadRequest,
+                                   fmt::format("malformed HTTP request: {}", ec.message())),
+          false);
     }
     Close();
   }
@@ -121,7 +122,8 @@ class Session : public std::enable_shared_from_this<Session> {
     req.target = std::string(raw.target());
     size_t q = req.target.find('?');
     req.path = req.target.substr(0, q);
-    if (q != std::string::npos) req.query = ParseQueryString(std::string_view(req.target).substr(q + 1));
+    if (q != std::string::npos)
+      req.query = ParseQueryString(std::string_view(req.target).substr(q + 1));
     for (const auto& field : raw) {
       std::string name(field.name_string());
       for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -147,11 +149,12 @@ class Session : public std::enable_shared_from_this<Session> {
     res->keep_alive(keep);
     res->prepare_payload();
     stream_.expires_after(shared_->options.write_timeout);
-    http::async_write(stream_, *res, [self = shared_from_this(), res, keep](beast::error_code ec, size_t) {
-      self->busy_ = false;
-      if (ec || !keep) return self->Close();
-      self->ReadHeader();
-    });
+    http::async_write(stream_, *res,
+                      [self = shared_from_this(), res, keep](beast::error_code ec, size_t) {
+                        self->busy_ = false;
+                        if (ec || !keep) return self->Close();
+                        self->ReadHeader();
+                      });
   }
 
   void Close() {
@@ -218,7 +221,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& o
   impl->shared->transport_error = std::move(transport_error);
   beast::error_code ec;
   auto address = asio::ip::make_address(options.host, ec);
-  if (ec) return Status::InvalidInput(fmt::format("'{}' is not an IP address to listen on", options.host));
+  if (ec)
+    return Status::InvalidInput(
+        fmt::format("'{}' is not an IP address to listen on", options.host));
   tcp::endpoint endpoint(address, options.port);
   impl->acceptor.open(endpoint.protocol(), ec);
   if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);

@@ -28,7 +28,7 @@ struct HttpServerOptions {
   int threads = 8;
   size_t max_header_bytes = 16 * 1024;
   size_t max_body_bytes = 256ull * 1024 * 1024;
-  std::chrono::milliseconds read_timeout{30'000};   // per request, and idle keep-alive
+  std::chrono::milliseconds read_timeout{30'000};  // per request, and idle keep-alive
   std::chrono::milliseconds write_timeout{30'000};
 };
 

@@ -11,9 +11,9 @@
 namespace quiver::server {
 
 struct HttpRequest {
-  std::string method;  // "GET", "POST", ... as sent
-  std::string target;  // path + query, raw
-  std::string path;    // raw (still percent-encoded) path
+  std::string method;                             // "GET", "POST", ... as sent
+  std::string target;                             // path + query, raw
+  std::string path;                               // raw (still percent-encoded) path
   std::multimap<std::string, std::string> query;  // decoded (form rules: '+' is a space)
   std::map<std::string, std::string> headers;     // lower-case names; repeats joined by ", "
   std::string body;

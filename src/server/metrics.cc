@@ -29,13 +29,16 @@ std::string Metrics::Render(const std::vector<Sample>& extra) const {
     out += "# TYPE quiver_request_duration_seconds histogram\n";
     for (const auto& [op, h] : latency_) {
       for (size_t i = 0; i < kBucketsSeconds.size(); ++i) {
-        out += fmt::format("quiver_request_duration_seconds_bucket{{operation=\"{}\",le=\"{}\"}} {}\n",
-                           op, kBucketsSeconds[i], h.buckets[i]);
+        out +=
+            fmt::format("quiver_request_duration_seconds_bucket{{operation=\"{}\",le=\"{}\"}} {}\n",
+                        op, kBucketsSeconds[i], h.buckets[i]);
       }
-      out += fmt::format("quiver_request_duration_seconds_bucket{{operation=\"{}\",le=\"+Inf\"}} {}\n",
-                         op, h.count);
+      out +=
+          fmt::format("quiver_request_duration_seconds_bucket{{operation=\"{}\",le=\"+Inf\"}} {}\n",
+                      op, h.count);
       out += fmt::format("quiver_request_duration_seconds_sum{{operation=\"{}\"}} {}\n", op, h.sum);
-      out += fmt::format("quiver_request_duration_seconds_count{{operation=\"{}\"}} {}\n", op, h.count);
+      out += fmt::format("quiver_request_duration_seconds_count{{operation=\"{}\"}} {}\n", op,
+                         h.count);
     }
   }
   std::string last_name;

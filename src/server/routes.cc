@@ -13,8 +13,8 @@ std::vector<std::string_view> SplitPattern(std::string_view pattern) {
   size_t start = 1;
   while (start <= pattern.size()) {
     size_t slash = pattern.find('/', start);
-    out.push_back(pattern.substr(start, slash == std::string_view::npos ? std::string_view::npos
-                                                                         : slash - start));
+    out.push_back(pattern.substr(
+        start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
@@ -108,11 +108,12 @@ Result<RouteMatch> MatchRoute(std::string_view method, std::string_view raw_path
   size_t start = 1;
   while (start <= path.size()) {
     size_t slash = path.find('/', start);
-    std::string_view raw = path.substr(start, slash == std::string_view::npos ? std::string_view::npos
-                                                                               : slash - start);
+    std::string_view raw = path.substr(
+        start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
     std::string decoded;
     if (!PercentDecode(raw, /*form_plus=*/true, &decoded)) {
-      return Status::InvalidInput(fmt::format("malformed percent-escape in path segment '{}'", raw));
+      return Status::InvalidInput(
+          fmt::format("malformed percent-escape in path segment '{}'", raw));
     }
     segments.push_back(std::move(decoded));
     if (slash == std::string_view::npos) break;

@@ -24,8 +24,8 @@ struct Operation {
   std::string_view method;   // the spec's method
   std::string_view pattern;  // "/v1/table/{id}/describe"
   int success_status = 200;
-  bool spec = true;          // one of the spec's 54
-  bool also_get = false;     // GET accepted too (client deviations)
+  bool spec = true;       // one of the spec's 54
+  bool also_get = false;  // GET accepted too (client deviations)
 };
 
 // Every operation, spec ones first in spec order.
@@ -41,7 +41,6 @@ struct RouteMatch {
 // Errors: 404-worthy "no such route" and 405-worthy "wrong method" are reported through
 // `*http_status` with code Unsupported; a malformed percent-escape is InvalidInput.
 Result<RouteMatch> MatchRoute(std::string_view method, std::string_view raw_path,
-                              std::string_view delimiter, int* http_status,
-                              std::string* allow);
+                              std::string_view delimiter, int* http_status, std::string* allow);
 
 }  // namespace quiver::server

@@ -19,6 +19,7 @@ struct Server::Impl {
   std::unique_ptr<NamespaceService> service;
   std::unique_ptr<HttpServer> http;
   std::string host;
+  std::string root;
 };
 
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -55,14 +56,14 @@ Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
   http.read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
   http.write_timeout = std::chrono::milliseconds(config.write_timeout_ms);
   NamespaceService* service = impl->service.get();
-  QV_ASSIGN_OR_RETURN(
-      impl->http,
-      HttpServer::Start(
-          http, [service](HttpRequest& req) { return service->Handle(req); },
-          [service](TransportError e, const std::string& m) {
-            return service->HandleTransportError(e, m);
-          }));
+  QV_ASSIGN_OR_RETURN(impl->http,
+                      HttpServer::Start(
+                          http, [service](HttpRequest& req) { return service->Handle(req); },
+                          [service](TransportError e, const std::string& m) {
+                            return service->HandleTransportError(e, m);
+                          }));
   impl->host = listen.first;
+  impl->root = root->Describe();
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
@@ -74,7 +75,7 @@ std::string Server::url() const {
             : fmt::format("http://{}:{}", impl_->host, port());
 }
 
-std::string Server::root() const { return impl_->store->Describe(); }
+std::string Server::root() const { return impl_->root; }
 
 void Server::Shutdown() { impl_->http->Shutdown(); }
 

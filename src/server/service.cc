@@ -79,10 +79,9 @@ HttpResponse NamespaceService::Handle(HttpRequest& request) {
 HttpResponse NamespaceService::HandleTransportError(TransportError error,
                                                     const std::string& message) {
   std::string request_id = NewUlid(clock_);
-  HttpResponse response =
-      error == TransportError::kTooLarge
-          ? MakeErrorResponse(Status::InvalidInput(message), request_id, 413)
-          : MakeErrorResponse(Status::InvalidInput(message), request_id, 400);
+  HttpResponse response = error == TransportError::kTooLarge
+                              ? MakeErrorResponse(Status::InvalidInput(message), request_id, 413)
+                              : MakeErrorResponse(Status::InvalidInput(message), request_id, 400);
   response.headers.emplace_back("x-request-id", request_id);
   metrics_.Record("Unrouted", response.status, 0);
   QV_LOG_INFO("request rejected by the transport",
@@ -116,10 +115,10 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
   if (!call.ok()) return MakeErrorResponse(call.status(), request_id);
   auto handler = handlers_->map.find(match->op->name);
   if (handler == handlers_->map.end()) {
-    return MakeErrorResponse(
-        Status::Unsupported(fmt::format("{} is not supported by quiver {} yet (see docs/COVERAGE.md)",
-                                        match->op->name, QUIVER_VERSION)),
-        request_id);
+    return MakeErrorResponse(Status::Unsupported(fmt::format(
+                                 "{} is not supported by quiver {} yet (see docs/COVERAGE.md)",
+                                 match->op->name, QUIVER_VERSION)),
+                             request_id);
   }
   auto result = handler->second(*call);
   if (!result.ok()) return MakeErrorResponse(result.status(), request_id);
@@ -134,8 +133,7 @@ std::string NamespaceService::RenderMetrics() {
     StoreCounts counts = counts_->Snapshot();
     for (int i = 0; i < kNumStoreOps; ++i) {
       auto op = static_cast<StoreOp>(i);
-      extra.push_back({"quiver_store_requests_total",
-                       fmt::format("kind=\"{}\"", StoreOpName(op)),
+      extra.push_back({"quiver_store_requests_total", fmt::format("kind=\"{}\"", StoreOpName(op)),
                        static_cast<double>(counts.Calls(op)),
                        "Object-store requests made by the catalog, by kind.", "counter"});
     }

@@ -134,6 +134,24 @@ Result<AppliedManifest> ApplyTransaction(const Transaction& txn, const format::M
     case Transaction::kReserveFragments:
       m.set_max_fragment_id(m.max_fragment_id() + txn.reserve_fragments().num_fragments());
       break;
+    case Transaction::kCreateIndex: {
+      // Only index removal (drop_index) is applied here; building indices is not supported.
+      if (txn.create_index().new_indices_size() > 0) {
+        return Status::Unsupported("quiver cannot commit new indices yet");
+      }
+      auto section = std::make_shared<lance::table::IndexSection>();
+      if (out.index_section) {
+        for (const auto& index : out.index_section->indices()) {
+          bool removed = false;
+          for (const auto& gone : txn.create_index().removed_indices()) {
+            removed |= gone.uuid().uuid() == index.uuid().uuid();
+          }
+          if (!removed) *section->add_indices() = index;
+        }
+      }
+      out.index_section = section->indices_size() > 0 ? section : nullptr;
+      break;
+    }
     default:
       return Status::Unsupported("quiver cannot commit this kind of transaction yet");
   }

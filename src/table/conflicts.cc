@@ -91,6 +91,17 @@ Status CheckConflict(const Transaction& mine, const Transaction& theirs, uint64_
         return Conflict(mine, theirs, their_version, /*retryable=*/true);
       }
       return Status::OK();
+    case Op::kCreateIndex:
+      // Index removal: anything that replaces the table or rewrites indexed data or indices
+      // invalidates what was removed; redo it on the new latest version.
+      if (other == Op::kOverwrite || other == Op::kRestore) {
+        return Conflict(mine, theirs, their_version, /*retryable=*/false);
+      }
+      if (other == Op::kCreateIndex || other == Op::kRewrite || other == Op::kMerge ||
+          other == Op::kProject || other == Op::kDataReplacement) {
+        return Conflict(mine, theirs, their_version, /*retryable=*/true);
+      }
+      return Status::OK();
     case Op::kUpdateConfig: {
       const auto& u = mine.update_config();
       if (other == Op::kOverwrite) {

@@ -165,4 +165,21 @@ Result<CommitResult> AlterColumns(const CommitTarget& target,
   return Commit(*ds, std::move(txn), options);
 }
 
+Result<CommitResult> DropIndex(const CommitTarget& target, const std::string& name,
+                               const CommitOptions& options) {
+  QV_ASSIGN_OR_RETURN(auto ds, OpenLatest(target));
+  Transaction txn;
+  auto* create_index = txn.mutable_create_index();
+  if (ds->manifest_file().index_section) {
+    for (const auto& index : ds->manifest_file().index_section->indices()) {
+      if (index.name() == name) *create_index->add_removed_indices() = index;
+    }
+  }
+  if (create_index->removed_indices_size() == 0) {
+    return Status(StatusCode::kTableIndexNotFound,
+                  fmt::format("the table has no index named '{}'", name));
+  }
+  return Commit(*ds, std::move(txn), options);
+}
+
 }  // namespace quiver::table

@@ -58,4 +58,10 @@ Result<CommitResult> AlterColumns(const CommitTarget& target,
                                   const std::vector<ColumnAlteration>& alterations,
                                   const CommitOptions& options = {});
 
+// Removes every segment of the index `name` from the manifest (Lance's drop_index: a CreateIndex
+// transaction with only removed_indices; the index files stay until cleanup).
+// TableIndexNotFound (6) when no index has that name.
+Result<CommitResult> DropIndex(const CommitTarget& target, const std::string& name,
+                               const CommitOptions& options = {});
+
 }  // namespace quiver::table

@@ -47,7 +47,8 @@ TEST_F(CatalogTest, CreateNamespaceModes) {
   auto exist_ok = catalog_->CreateNamespace({"prod"}, CreateMode::kExistOk, {{"x", "y"}}, actor_);
   ASSERT_TRUE(exist_ok.ok());
   EXPECT_EQ(exist_ok->properties, (Properties{{"team", "ml"}}));  // the existing one, unchanged
-  auto overwrite = catalog_->CreateNamespace({"prod"}, CreateMode::kOverwrite, {{"new", "1"}}, actor_);
+  auto overwrite =
+      catalog_->CreateNamespace({"prod"}, CreateMode::kOverwrite, {{"new", "1"}}, actor_);
   ASSERT_TRUE(overwrite.ok());
   EXPECT_EQ(catalog_->DescribeNamespace({"prod"})->properties, (Properties{{"new", "1"}}));
   // Overwrite never drops contents implicitly.
@@ -96,7 +97,8 @@ TEST_F(CatalogTest, ListsAreSortedDirectChildrenWithStartAfterTokens) {
   auto tables = catalog_->ListTables({"a"}, "", std::nullopt, true);
   EXPECT_EQ(tables->names, (std::vector<std::string>{"t1", "t2", "t3"}));
   EXPECT_EQ(catalog_->ListTables({"a"}, "t1", 1, true)->names, (std::vector<std::string>{"t2"}));
-  EXPECT_TRUE(catalog_->ListTables({"a"}, "", std::nullopt, false)->names.empty());  // declared only
+  EXPECT_TRUE(
+      catalog_->ListTables({"a"}, "", std::nullopt, false)->names.empty());  // declared only
   auto everything = catalog_->ListAllTables("", std::nullopt, true);
   ASSERT_TRUE(everything.ok());
   EXPECT_EQ(everything->ids.size(), 3u);
@@ -154,7 +156,8 @@ TEST_F(CatalogTest, DeregisterKeepsTheBytesAndRegisterPointsANameAtThem) {
   ASSERT_TRUE(testing::WriteSyntheticDataset(*store_, t.location).ok());
   ASSERT_TRUE(catalog_->DeregisterTable({"t"}, actor_).ok());
   EXPECT_FALSE(store_->ListAll(t.location + "/")->empty());
-  for (std::string bad : {"/abs/path", "s3://bucket/x", "../outside", "a/../../b", "", "_quiver/x"}) {
+  for (std::string bad :
+       {"/abs/path", "s3://bucket/x", "../outside", "a/../../b", "", "_quiver/x"}) {
     EXPECT_EQ(catalog_->RegisterTable({"r"}, bad, CreateMode::kCreate, {}, actor_).status().code(),
               StatusCode::kInvalidInput)
         << bad;
@@ -163,7 +166,8 @@ TEST_F(CatalogTest, DeregisterKeepsTheBytesAndRegisterPointsANameAtThem) {
                 .status()
                 .code(),
             StatusCode::kInvalidInput);
-  auto registered = catalog_->RegisterTable({"r"}, t.location, CreateMode::kCreate, {{"k", "v"}}, actor_);
+  auto registered =
+      catalog_->RegisterTable({"r"}, t.location, CreateMode::kCreate, {{"k", "v"}}, actor_);
   ASSERT_TRUE(registered.ok()) << registered.status().ToString();
   EXPECT_FALSE(registered->declared);
   auto same = catalog_->RegisterTable({"r"}, t.location, CreateMode::kCreate, {}, actor_);
@@ -172,7 +176,8 @@ TEST_F(CatalogTest, DeregisterKeepsTheBytesAndRegisterPointsANameAtThem) {
   // One location, one name.
   auto twice = catalog_->RegisterTable({"r2"}, t.location, CreateMode::kCreate, {}, actor_);
   EXPECT_EQ(twice.status().code(), StatusCode::kTableAlreadyExists);
-  EXPECT_TRUE(catalog_->RegisterTable({"r"}, t.location + "/", CreateMode::kOverwrite, {}, actor_).ok());
+  EXPECT_TRUE(
+      catalog_->RegisterTable({"r"}, t.location + "/", CreateMode::kOverwrite, {}, actor_).ok());
 }
 
 TEST_F(CatalogTest, RenameMovesThePointerNeverTheBytes) {
@@ -265,10 +270,13 @@ TEST_F(CatalogTest, RecoverFinishesOrRollsBackInterruptedRenames) {
     nlohmann::json body = rec->body;
     body["state"] = "retired";
     ASSERT_TRUE(catalog_->registry().Replace(RecordKind::kTable, id, body, rec->etag).ok());
-    ASSERT_TRUE(store_->Put("_quiver/intents/" + id[0] + ".json",
-                            nlohmann::json({{"op", "rename"}, {"source", id}, {"dest", dest},
-                                            {"location", rec->body["location"]}})
-                                .dump())
+    ASSERT_TRUE(store_
+                    ->Put("_quiver/intents/" + id[0] + ".json",
+                          nlohmann::json({{"op", "rename"},
+                                          {"source", id},
+                                          {"dest", dest},
+                                          {"location", rec->body["location"]}})
+                              .dump())
                     .ok());
   };
   auto done_rec = catalog_->registry().Get(RecordKind::kTable, {"done"});

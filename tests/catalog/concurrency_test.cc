@@ -106,6 +106,60 @@ TEST_F(ConcurrencyTest, RenamesOfOneSourceHaveOneWinner) {
   EXPECT_TRUE(store_->ListAll("_quiver/intents/")->empty());
 }
 
+TEST_F(ConcurrencyTest, DropsAndRenamesOfOneTableHaveOneWinner) {
+  auto setup = NewCatalog();
+  for (int round = 0; round < 30; ++round) {
+    std::string name = "t" + std::to_string(round);
+    auto declared = setup->DeclareTable({name}, {}, actor_);
+    ASSERT_TRUE(declared.ok());
+    std::vector<std::unique_ptr<Catalog>> catalogs;
+    for (int i = 0; i < kThreads; ++i) catalogs.push_back(NewCatalog());
+    auto results = Race([&](int i) {
+      if (i % 2 == 0) return catalogs[i]->DropTable({name}, actor_).status();
+      return catalogs[i]
+          ->RenameTable({name}, std::nullopt, name + "_r" + std::to_string(i), actor_)
+          .status();
+    });
+    ASSERT_EQ(Count(results, StatusCode::kInternal, true), 1) << round;
+    int renamed = 0;
+    for (int i = 1; i < kThreads; i += 2) {
+      auto t = setup->GetTable({name + "_r" + std::to_string(i)});
+      if (t.ok()) {
+        ++renamed;
+        // A rename that won keeps its bytes: no drop may have deleted them.
+        EXPECT_FALSE(store_->ListAll(t->location + "/")->empty()) << round;
+      }
+    }
+    bool dropped = results[0].ok() || results[2].ok() || results[4].ok() || results[6].ok();
+    EXPECT_EQ(renamed, dropped ? 0 : 1) << round;
+  }
+  EXPECT_TRUE(store_->ListAll("_quiver/intents/")->empty());
+}
+
+TEST_F(ConcurrencyTest, DropsOfOneNamespaceHaveOneWinnerAndLeaveNoMark) {
+  auto setup = NewCatalog();
+  for (int round = 0; round < 30; ++round) {
+    std::string ns = "n" + std::to_string(round);
+    ASSERT_TRUE(setup->CreateNamespace({ns}, CreateMode::kCreate, {}, actor_).ok());
+    bool non_empty = round % 2 == 1;
+    if (non_empty) {
+      ASSERT_TRUE(setup->DeclareTable({ns, "t"}, {}, actor_).ok());
+    }
+    std::vector<std::unique_ptr<Catalog>> catalogs;
+    for (int i = 0; i < kThreads; ++i) catalogs.push_back(NewCatalog());
+    auto results =
+        Race([&](int i) { return catalogs[i]->DropNamespace({ns}, {}, actor_).status(); });
+    EXPECT_EQ(Count(results, StatusCode::kInternal, true), non_empty ? 0 : 1) << round;
+    if (non_empty) {
+      // Every drop lost, and the namespace is usable right away (no leftover drop mark).
+      auto record = setup->registry().Get(RecordKind::kNamespace, {ns});
+      ASSERT_TRUE(record.ok());
+      EXPECT_FALSE(record->body.contains("dropping_since")) << round;
+      EXPECT_TRUE(setup->DeclareTable({ns, "u"}, {}, actor_).ok()) << round;
+    }
+  }
+}
+
 TEST_F(ConcurrencyTest, CreatesRacingADropLeaveNoOrphans) {
   auto setup = NewCatalog();
   for (int round = 0; round < 30; ++round) {

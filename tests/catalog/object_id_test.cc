@@ -12,10 +12,10 @@ TEST(ObjectIdTest, NamesFollowTheRules) {
   EXPECT_TRUE(ValidateName("users", "table").ok());
   EXPECT_TRUE(ValidateName("with space+plus$dollar", "table").ok());
   EXPECT_TRUE(ValidateName("ünïcødé", "table").ok());
-  for (std::string bad : {std::string(""), std::string("."), std::string(".."),
-                          std::string("a/b"), std::string("a\\b"), std::string("a\0b", 3),
-                          std::string("tab\t"), std::string(kMaxNameBytes + 1, 'x'),
-                          std::string("\xff\xfe"), std::string("\xc0\xaf")}) {
+  for (std::string bad :
+       {std::string(""), std::string("."), std::string(".."), std::string("a/b"),
+        std::string("a\\b"), std::string("a\0b", 3), std::string("tab\t"),
+        std::string(kMaxNameBytes + 1, 'x'), std::string("\xff\xfe"), std::string("\xc0\xaf")}) {
     Status s = ValidateName(bad, "table");
     EXPECT_EQ(s.code(), StatusCode::kInvalidInput) << bad;
   }
@@ -35,11 +35,11 @@ TEST(ObjectIdTest, IdsAreCheckedElementByElement) {
 
 TEST(ObjectIdTest, Utf8CheckRejectsMalformedSequences) {
   EXPECT_TRUE(IsValidUtf8("plain"));
-  EXPECT_TRUE(IsValidUtf8("\xe2\x82\xac"));      // €
-  EXPECT_TRUE(IsValidUtf8("\xf0\x9f\x98\x80"));  // emoji
-  EXPECT_FALSE(IsValidUtf8("\xe2\x82"));         // truncated
-  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));     // surrogate
-  EXPECT_FALSE(IsValidUtf8("\xe0\x80\xaf"));     // overlong
+  EXPECT_TRUE(IsValidUtf8("\xe2\x82\xac"));       // €
+  EXPECT_TRUE(IsValidUtf8("\xf0\x9f\x98\x80"));   // emoji
+  EXPECT_FALSE(IsValidUtf8("\xe2\x82"));          // truncated
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));      // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xe0\x80\xaf"));      // overlong
   EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));  // beyond U+10FFFF
   EXPECT_FALSE(IsValidUtf8("\x80"));
 }

@@ -33,7 +33,8 @@ TEST(RegistryTest, KeysNestByNamespaceAndListDirectChildrenOnly) {
   EXPECT_EQ(Registry::RecordKey(RecordKind::kTable, {"a", "t"}), "_quiver/tables/61/@74.json");
   auto store = MemoryObjectStore::Create();
   auto registry = *Registry::Open(store);
-  for (const ObjectId& id : std::vector<ObjectId>{{"b"}, {"a"}, {"a", "x"}, {"a", "x", "deep"}, {"c"}}) {
+  for (const ObjectId& id :
+       std::vector<ObjectId>{{"b"}, {"a"}, {"a", "x"}, {"a", "x", "deep"}, {"c"}}) {
     ASSERT_TRUE(registry->Create(RecordKind::kNamespace, id, {{"id", id}}).ok());
   }
   auto root = registry->ListChildren(RecordKind::kNamespace, {}, "", 0);
@@ -59,7 +60,8 @@ TEST(RegistryTest, WritesAreConditional) {
   EXPECT_TRUE(registry->Create(RecordKind::kTable, {"t"}, {{"v", 2}}).status().IsAlreadyExists());
   auto replaced = registry->Replace(RecordKind::kTable, {"t"}, {{"v", 3}}, *etag);
   ASSERT_TRUE(replaced.ok());
-  EXPECT_TRUE(registry->Replace(RecordKind::kTable, {"t"}, {{"v", 4}}, *etag).status().IsConflict());
+  EXPECT_TRUE(
+      registry->Replace(RecordKind::kTable, {"t"}, {{"v", 4}}, *etag).status().IsConflict());
   EXPECT_TRUE(registry->Delete(RecordKind::kTable, {"t"}, *etag).IsConflict());
   EXPECT_EQ(registry->Get(RecordKind::kTable, {"t"})->body["v"], 3);
   EXPECT_TRUE(registry->Delete(RecordKind::kTable, {"t"}, *replaced).ok());

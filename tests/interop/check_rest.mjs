@@ -16,12 +16,11 @@
 // Prints one line per check, prefixed by its workflow, and a closing "N passed, N failed";
 // exits 1 if any check failed. On failure the server's stderr (its request log) is echoed.
 // QV_KEEP_SCRATCH=1 keeps the scratch directory (server root and log).
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
 import { lancedb, arrow } from "./lib.mjs";
-import { parseArgs, createReport, scratch } from "./checks.mjs";
+import { parseArgs, createReport, scratch, startQuiverServe, stopQuiverServe, stoppedCleanly } from "./checks.mjs";
 
 const USAGE = "node check_rest.mjs <quiver binary> <fixtures dir> <default|managed>";
 const { quiver, rest } = parseArgs(USAGE);
@@ -158,71 +157,20 @@ const sorted = (a) => [...a].sort();
 // ---------------------------------------------------------------------------------------------
 // Server
 
-let server = null; // {child, url, out, err, exited}
+let server = null; // the handle of checks.mjs's startQuiverServe: {child, args, url, out, err, exited}
 
 function startServer() {
   const args = ["serve", "--root", ROOT, "--listen", "127.0.0.1:0"];
   if (MANAGED) args.push("--managed-versioning=true");
-  const child = spawn(quiver, args, { stdio: ["ignore", "pipe", "pipe"] });
-  const s = { child, args, url: null, out: "", err: "", exited: null };
-  server = s;
-  const logFile = fs.createWriteStream(path.join(space.work, "server.log"));
-  child.stderr.on("data", (d) => {
-    s.err += d;
-    logFile.write(d);
+  server = startQuiverServe(quiver, args, {
+    logFile: path.join(space.work, "server.log"),
+    startupTimeoutMs: STARTUP_TIMEOUT_MS,
   });
-  const exitPromise = new Promise((resolve) => {
-    child.on("exit", (code, signal) => {
-      s.exited = { code, signal };
-      resolve(s.exited);
-    });
-  });
-  s.exitPromise = exitPromise;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no "listening on http://127.0.0.1:<port>" line within ${STARTUP_TIMEOUT_MS / 1000} s`)),
-      STARTUP_TIMEOUT_MS,
-    );
-    child.stdout.on("data", (d) => {
-      s.out += d;
-      const m = /http:\/\/127\.0\.0\.1:\d+/.exec(s.out);
-      if (m && !s.url) {
-        s.url = m[0];
-        clearTimeout(timer);
-        resolve(s);
-      }
-    });
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(new Error(`cannot start ${quiver}: ${e.message}`));
-    });
-    exitPromise.then(({ code, signal }) => {
-      clearTimeout(timer);
-      if (!s.url) reject(new Error(`server exited (code ${code}, signal ${signal}) before listening`));
-    });
-  });
+  return server.ready;
 }
 
 // SIGTERM, then wait; SIGKILL if it does not exit in time. Returns {code, signal, timedOut}.
-async function stopServer() {
-  if (!server) return null;
-  if (server.exited) return { ...server.exited, timedOut: false, alreadyExited: true };
-  server.child.kill("SIGTERM");
-  let timer;
-  const timeout = new Promise((resolve) => {
-    timer = setTimeout(() => resolve(null), SHUTDOWN_TIMEOUT_MS);
-  });
-  const r = await Promise.race([server.exitPromise, timeout]);
-  clearTimeout(timer);
-  if (r) return { ...r, timedOut: false };
-  server.child.kill("SIGKILL");
-  await server.exitPromise;
-  return { ...server.exited, timedOut: true };
-}
-
-process.on("exit", () => {
-  if (server && !server.exited) server.child.kill("SIGKILL");
-});
+const stopServer = () => stopQuiverServe(server, { timeoutMs: SHUTDOWN_TIMEOUT_MS });
 
 // A raw request to the server, the way the client sends it (for the few facts the LanceDB API
 // does not report: the table's location and the managed-versioning flag).
@@ -832,8 +780,7 @@ try {
     // ignore
   }
   if (r && server?.url) {
-    check("SIGTERM: exits with code 0 (graceful shutdown)",
-          !r.alreadyExited && !r.timedOut && r.code === 0 && r.signal === null, j(r));
+    check("SIGTERM: exits with code 0 (graceful shutdown)", stoppedCleanly(r), j(r));
   }
   if (failures > 0 && server?.url) {
     const lines = server.err.split("\n");

@@ -1,7 +1,7 @@
 // Shared plumbing of the check_*.mjs interop scripts: argument parsing, the one-line-per-check
-// report with its closing "N passed, N failed", running the quiver binary, and scratch copies
-// of fixtures.
-import { execFileSync } from "node:child_process";
+// report with its closing "N passed, N failed", running the quiver binary, scratch copies
+// of fixtures, and starting / stopping `quiver serve` child processes.
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -58,4 +58,91 @@ export function scratch(prefix) {
       fs.rmSync(work, { recursive: true, force: true });
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// `quiver serve` as a child process.
+
+const liveServers = new Set();
+let exitHookInstalled = false;
+
+// Starts `<quiver> <args...>` (normally `serve --root R --listen 127.0.0.1:0 ...`) and returns
+// its handle at once: {child, args, url, out, err, exited, exitPromise, ready}. `ready` resolves
+// to the handle once stdout has a complete line with `listening on http://...` (url is then set),
+// and rejects when that line does not come within `startupTimeoutMs`, or the process cannot be
+// started or exits first. stdout and stderr accumulate in `out` and `err` (stderr is also written
+// to `logFile` when given). A process still running when node exits is killed with SIGKILL.
+export function startQuiverServe(quiver, args, { logFile = null, startupTimeoutMs = 20_000 } = {}) {
+  const child = spawn(quiver, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const s = { child, args, url: null, out: "", err: "", exited: null, exitPromise: null, ready: null };
+  liveServers.add(s);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", () => {
+      for (const x of liveServers) if (!x.exited) x.child.kill("SIGKILL");
+    });
+  }
+  const log = logFile ? fs.createWriteStream(logFile) : null;
+  child.stderr.on("data", (d) => {
+    s.err += d;
+    log?.write(d);
+  });
+  s.exitPromise = new Promise((resolve) => {
+    child.on("exit", (code, signal) => {
+      s.exited = { code, signal };
+      liveServers.delete(s);
+      log?.end();
+      resolve(s.exited);
+    });
+  });
+  s.ready = new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no "listening on http://..." line within ${startupTimeoutMs / 1000} s`)),
+      startupTimeoutMs,
+    );
+    child.stdout.on("data", (d) => {
+      s.out += d;
+      if (s.url) return;
+      const complete = s.out.slice(0, s.out.lastIndexOf("\n") + 1);
+      const m = /listening on (http:\/\/[^\s/]+)/.exec(complete);
+      if (m) {
+        s.url = m[1];
+        clearTimeout(timer);
+        resolve(s);
+      }
+    });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot start ${quiver}: ${e.message}`));
+    });
+    s.exitPromise.then(({ code, signal }) => {
+      clearTimeout(timer);
+      if (!s.url) reject(new Error(`server exited (code ${code}, signal ${signal}) before listening`));
+    });
+  });
+  s.ready.catch(() => {}); // callers that never await `ready` must not see an unhandled rejection
+  return s;
+}
+
+// SIGTERM, then waits up to `timeoutMs`; SIGKILL if it has not exited by then.
+// Returns {code, signal, timedOut, alreadyExited?}; null for no server.
+export async function stopQuiverServe(s, { timeoutMs = 15_000 } = {}) {
+  if (!s) return null;
+  if (s.exited) return { ...s.exited, timedOut: false, alreadyExited: true };
+  s.child.kill("SIGTERM");
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(null), timeoutMs);
+  });
+  const r = await Promise.race([s.exitPromise, timeout]);
+  clearTimeout(timer);
+  if (r) return { ...r, timedOut: false };
+  s.child.kill("SIGKILL");
+  await s.exitPromise;
+  return { ...s.exited, timedOut: true };
+}
+
+// True when a stopQuiverServe result is a clean shutdown: exited on our SIGTERM with code 0.
+export function stoppedCleanly(r) {
+  return !!r && !r.alreadyExited && !r.timedOut && r.code === 0 && r.signal === null;
 }

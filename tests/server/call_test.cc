@@ -52,7 +52,8 @@ TEST_F(ParseCallTest, BodyIdMustMatchThePath) {
   EXPECT_TRUE(Parse("DescribeTable", "a$t", R"({"id":["a","t"]})").ok());
   auto mismatch = Parse("DescribeTable", "a$t", R"({"id":["a","u"]})");
   EXPECT_EQ(mismatch.status().code(), StatusCode::kInvalidInput);
-  EXPECT_EQ(Parse("DescribeTable", "t", R"({"id":"t"})").status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(Parse("DescribeTable", "t", R"({"id":"t"})").status().code(),
+            StatusCode::kInvalidInput);
   auto custom = Parse("DescribeTable", "a.t", R"({"id":["a","t"]})", {{"delimiter", "."}});
   ASSERT_TRUE(custom.ok());
   EXPECT_EQ(custom->id, (catalog::ObjectId{"a", "t"}));

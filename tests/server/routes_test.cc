@@ -34,7 +34,8 @@ TEST(RoutesTest, TheSpecHasFiftyFourOperationsWithUniqueRoutes) {
 // Every pattern routes to its own operation when {id} is filled in.
 TEST(RoutesTest, EveryOperationIsReachableAtItsSpecPath) {
   for (const Operation& op : Operations()) {
-    std::string path = std::regex_replace(std::string(op.pattern), std::regex("\\{id\\}"), "ns%24t");
+    std::string path =
+        std::regex_replace(std::string(op.pattern), std::regex("\\{id\\}"), "ns%24t");
     path = std::regex_replace(path, std::regex("\\{index_name\\}"), "idx");
     auto m = Match(op.method, path);
     ASSERT_TRUE(m.ok()) << op.name << " " << m.status().ToString();
@@ -94,14 +95,16 @@ TEST(RoutesTest, CoverageDocumentListsEveryOperation) {
   std::string doc = ss.str();
   std::regex row(R"(\|\s*\d+\s*\|\s*(\w+)\s*\|\s*(GET|POST)[^`]*`([^`]+)`\s*\|\s*([a-z ]+?)\s*\|)");
   std::map<std::string, std::pair<std::string, std::string>> listed;
-  for (auto it = std::sregex_iterator(doc.begin(), doc.end(), row); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(doc.begin(), doc.end(), row); it != std::sregex_iterator();
+       ++it) {
     listed[(*it)[1]] = {std::string((*it)[2]) + " " + std::string((*it)[3]), (*it)[4]};
   }
   for (const Operation& op : Operations()) {
     if (!op.spec) continue;
     auto found = listed.find(std::string(op.name));
     ASSERT_NE(found, listed.end()) << op.name << " missing from COVERAGE.md";
-    EXPECT_EQ(found->second.first, std::string(op.method) + " " + std::string(op.pattern)) << op.name;
+    EXPECT_EQ(found->second.first, std::string(op.method) + " " + std::string(op.pattern))
+        << op.name;
   }
   EXPECT_EQ(listed.size(), 54u);
 }

@@ -64,10 +64,10 @@ class ServerFixture : public ::testing::Test {
   }
 
   // Declares `id` ("a$b" form path segment) and writes a synthetic version 1 at its location.
-  catalog::TableInfo MakeTable(const catalog::ObjectId& id) {
+  catalog::TableInfo MakeTable(const catalog::ObjectId& id, bool with_index = false) {
     auto t = catalog_->DeclareTable(id, {}, {});
     EXPECT_TRUE(t.ok()) << t.status().ToString();
-    EXPECT_TRUE(quiver::testing::WriteSyntheticDataset(*memory_, t->location).ok());
+    EXPECT_TRUE(quiver::testing::WriteSyntheticDataset(*memory_, t->location, with_index).ok());
     return *t;
   }
 

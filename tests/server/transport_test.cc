@@ -21,14 +21,16 @@ TEST_F(TransportTest, KeepAliveReusesOneConnection) {
 }
 
 TEST_F(TransportTest, RequestIdsAreEchoedOrGenerated) {
-  auto given = client_->Send("POST", "/v1/namespace/x/describe", "{}", {{"x-request-id", "my-id-42"}});
+  auto given =
+      client_->Send("POST", "/v1/namespace/x/describe", "{}", {{"x-request-id", "my-id-42"}});
   EXPECT_EQ(given.headers["x-request-id"], "my-id-42");
   EXPECT_EQ(given.Json()["instance"], "my-id-42");
   auto generated = client_->Post("/v1/namespace/x/describe", json::object());
   EXPECT_EQ(generated.headers["x-request-id"].size(), 26u);  // a ULID
   EXPECT_EQ(generated.Json()["instance"], generated.headers["x-request-id"]);
   // An unusable id (spaces) is replaced, not echoed into headers.
-  auto replaced = client_->Send("POST", "/v1/namespace/x/describe", "{}", {{"x-request-id", "a b"}});
+  auto replaced =
+      client_->Send("POST", "/v1/namespace/x/describe", "{}", {{"x-request-id", "a b"}});
   EXPECT_NE(replaced.headers["x-request-id"], "a b");
 }
 
@@ -39,7 +41,8 @@ TEST_F(TransportTest, EveryRoutingFailureIsAnErrorBody) {
   ExpectError(wrong, 405, 0);
   EXPECT_EQ(wrong.headers["allow"], "POST");
   ExpectError(client_->Send("POST", "/v1/namespace/x/describe", "{\"id\": [1]}"), 400, 13);
-  ExpectError(client_->Send("POST", "/v1/namespace/x/create", "{\"properties\": {\"a\": 1}}"), 400, 13);
+  ExpectError(client_->Send("POST", "/v1/namespace/x/create", "{\"properties\": {\"a\": 1}}"), 400,
+              13);
   ExpectError(client_->Send("POST", "/v1/table/a%zz/describe", "{}"), 400, 13);
   ExpectError(client_->Send("POST", "/v1/table/a%24%24b/describe", "{}"), 400, 13);
   ExpectError(client_->Send("POST", "/v1/table/..%2Fetc/declare", "{}"), 400, 13);
@@ -69,7 +72,8 @@ TEST_F(TransportTest, MalformedHttpGetsA400ErrorBody) {
 }
 
 TEST_F(TransportTest, ExpectContinueIsHonoured) {
-  auto reply = client_->Send("POST", "/v1/namespace/cont/create", "{}", {{"expect", "100-continue"}});
+  auto reply =
+      client_->Send("POST", "/v1/namespace/cont/create", "{}", {{"expect", "100-continue"}});
   EXPECT_EQ(reply.status, 200) << reply.body;
 }
 
@@ -98,11 +102,13 @@ TEST_F(TransportTest, BadInputChangesNothing) {
       {"POST", "/v1/table/ns%24t/rename", "{\"new_table_name\": 5}"},
       {"POST", "/v1/table/ns%24t/schema_metadata/update", "{\"k\": []}"},
       {"POST", "/v1/table/ns%24t/update_field_metadata", "{\"updates\": [{\"path\": 1}]}"},
-      {"POST", "/v1/table/ns%24t/alter_columns", "{\"alterations\": [{\"path\": \"id\", \"nullable\": \"x\"}]}"},
+      {"POST", "/v1/table/ns%24t/alter_columns",
+       "{\"alterations\": [{\"path\": \"id\", \"nullable\": \"x\"}]}"},
       {"POST", "/v1/table/ns%24t/drop_columns", "{\"columns\": \"id\"}"},
       {"POST", "/v1/table/ns%24t/tags/create", "{\"tag\": \"../x\", \"version\": 1}"},
       {"POST", "/v1/table/ns%24t/branches/create", "{\"name\": \"a..b\"}"},
-      {"POST", "/v1/table/ns%24t/version/create", "{\"version\": 2, \"manifest_path\": \"../../x\"}"},
+      {"POST", "/v1/table/ns%24t/version/create",
+       "{\"version\": 2, \"manifest_path\": \"../../x\"}"},
       {"POST", "/v1/table/ns%24t/version/delete", "{\"ranges\": [{\"start_version\": \"a\"}]}"},
       {"POST", "/v1/table/ns%24t/insert", "\x01\x02truncated arrow"},
       {"POST", "/v1/table/ns%24t/restore", "{\"version\": -1}"},
@@ -115,6 +121,26 @@ TEST_F(TransportTest, BadInputChangesNothing) {
     EXPECT_TRUE(reply.Json().contains("code")) << b.target << " " << reply.body;
   }
   EXPECT_EQ(Snapshot(), before);
+}
+
+TEST_F(TransportTest, MetricsAndHealth) {
+  ASSERT_EQ(client_->Post("/v1/namespace/m/create", json::object()).status, 200);
+  ExpectError(client_->Post("/v1/namespace/m/create", json::object()), 409, 2);
+  auto health = client_->Get("/healthz");
+  EXPECT_EQ(health.Json()["status"], "ok");
+  auto metrics = client_->Get("/metrics");
+  EXPECT_EQ(metrics.status, 200);
+  EXPECT_NE(metrics.headers["content-type"].find("text/plain"), std::string::npos);
+  const std::string& text = metrics.body;
+  EXPECT_NE(text.find("quiver_requests_total{operation=\"CreateNamespace\",status=\"200\"} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("quiver_requests_total{operation=\"CreateNamespace\",status=\"409\"} 1"),
+            std::string::npos);
+  EXPECT_NE(text.find("quiver_request_duration_seconds_count{operation=\"CreateNamespace\"} 2"),
+            std::string::npos);
+  EXPECT_NE(text.find("quiver_store_requests_total{kind=\"put\"}"), std::string::npos);
+  EXPECT_NE(text.find("quiver_registry_generation 1"), std::string::npos);
 }
 
 // Shutdown stops accepting, lets the request being handled finish (its client gets the answer)

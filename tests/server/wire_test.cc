@@ -16,7 +16,8 @@ using nlohmann::json;
 class WireTest : public ServerFixture {};
 
 TEST_F(WireTest, NamespaceOperations) {
-  auto created = client_->Post("/v1/namespace/prod/create", {{"id", {"prod"}}, {"properties", {{"team", "ml"}}}});
+  auto created = client_->Post("/v1/namespace/prod/create",
+                               {{"id", {"prod"}}, {"properties", {{"team", "ml"}}}});
   EXPECT_EQ(created.status, 200);
   EXPECT_EQ(created.Json()["properties"]["team"], "ml");
   ExpectError(client_->Post("/v1/namespace/prod/create", json::object()), 409, 2);
@@ -27,7 +28,8 @@ TEST_F(WireTest, NamespaceOperations) {
   }
   ExpectError(client_->Post("/v1/namespace/prod/create", {{"mode", "Sometimes"}}), 400, 13);
   ExpectError(client_->Post("/v1/namespace/nope%24x/create", json::object()), 404, 1);
-  EXPECT_EQ(client_->Post("/v1/namespace/prod%24b/create?delimiter=%24", json::object()).status, 200);
+  EXPECT_EQ(client_->Post("/v1/namespace/prod%24b/create?delimiter=%24", json::object()).status,
+            200);
   EXPECT_EQ(client_->Post("/v1/namespace/prod::a/create?delimiter=::", json::object()).status, 200);
 
   auto root = client_->Get("/v1/namespace/%24/list?delimiter=%24");
@@ -73,7 +75,8 @@ TEST_F(WireTest, TableRegistrationOperations) {
   auto described = client_->Post("/v1/table/ns%24t/describe", {{"id", {"ns", "t"}}});
   EXPECT_EQ(described.Json()["location"], location);
   EXPECT_EQ(described.Json()["table_uri"], location);  // a memory root has no file:// form
-  auto declared_only = client_->Post("/v1/table/ns%24t/describe?check_declared=true", json::object());
+  auto declared_only =
+      client_->Post("/v1/table/ns%24t/describe?check_declared=true", json::object());
   EXPECT_EQ(declared_only.Json()["is_only_declared"], true);
   ExpectError(client_->Post("/v1/table/ns%24missing/describe", json::object()), 404, 4);
   ExpectError(client_->Post("/v1/table/zz%24t/describe", json::object()), 404, 1);
@@ -81,7 +84,8 @@ TEST_F(WireTest, TableRegistrationOperations) {
   ExpectError(client_->Post("/v1/table/ns%24missing/exists", json::object()), 404, 4);
 
   catalog::TableInfo data = MakeTable({"ns", "data"});
-  auto detailed = client_->Post("/v1/table/ns%24data/describe?load_detailed_metadata=true", json::object());
+  auto detailed =
+      client_->Post("/v1/table/ns%24data/describe?load_detailed_metadata=true", json::object());
   json d = detailed.Json();
   EXPECT_EQ(d["version"], 1);
   EXPECT_EQ(d["is_only_declared"], false);
@@ -101,8 +105,10 @@ TEST_F(WireTest, TableRegistrationOperations) {
   EXPECT_EQ(client_->Get("/v1/table?delimiter=.").Json()["tables"], json({"ns.data", "ns.t"}));
 
   // Rename, then the old name is free and gets a new location.
-  EXPECT_EQ(client_->Post("/v1/table/ns%24t/rename", {{"new_table_name", "t2"}}).Json(), json::object());
-  EXPECT_EQ(client_->Post("/v1/table/ns%24t2/describe", json::object()).Json()["location"], location);
+  EXPECT_EQ(client_->Post("/v1/table/ns%24t/rename", {{"new_table_name", "t2"}}).Json(),
+            json::object());
+  EXPECT_EQ(client_->Post("/v1/table/ns%24t2/describe", json::object()).Json()["location"],
+            location);
   ExpectError(client_->Post("/v1/table/ns%24t/describe", json::object()), 404, 4);
   ExpectError(client_->Post("/v1/table/ns%24t2/rename", {{"new_table_name", "data"}}), 409, 5);
   ExpectError(client_->Post("/v1/table/ns%24t2/rename", json::object()), 400, 13);
@@ -161,7 +167,8 @@ TEST_F(WireTest, TableMetadataOperations) {
 
   auto restored = client_->Post("/v1/table/t/restore", {{"version", 1}});
   EXPECT_EQ(restored.status, 200) << restored.body;
-  auto latest = client_->Post("/v1/table/t/describe?load_detailed_metadata=true", json::object()).Json();
+  auto latest =
+      client_->Post("/v1/table/t/describe?load_detailed_metadata=true", json::object()).Json();
   EXPECT_EQ(latest["schema"]["fields"].size(), 2u);  // version 1's schema is back
   ExpectError(client_->Post("/v1/table/t/restore", {{"version", 99}}), 404, 11);
   ExpectError(client_->Post("/v1/table/t/restore", {{"version", 0}}), 400, 13);
@@ -175,17 +182,20 @@ TEST_F(WireTest, VersionOperationsAndManagedCommits) {
   ASSERT_EQ(versions.size(), 1u);
   EXPECT_EQ(versions[0]["version"], 1);
   std::string v1_path = versions[0]["manifest_path"];
-  EXPECT_NE(v1_path.find(t.location + "/_versions/18446744073709551614.manifest"), std::string::npos);
+  EXPECT_NE(v1_path.find(t.location + "/_versions/18446744073709551614.manifest"),
+            std::string::npos);
 
   std::string staging = "_versions/18446744073709551613.manifest-stage";
   auto size = quiver::testing::StageNextManifest(*memory_, t.location, 2, staging);
   ASSERT_TRUE(size.ok()) << size.status().ToString();
   std::string base = v1_path.substr(0, v1_path.find("_versions/"));
-  auto created = client_->Post("/v1/table/t/version/create",
-                               {{"version", 2}, {"manifest_path", base + staging},
-                                {"manifest_size", *size}, {"naming_scheme", "V2"}});
+  auto created = client_->Post("/v1/table/t/version/create", {{"version", 2},
+                                                              {"manifest_path", base + staging},
+                                                              {"manifest_size", *size},
+                                                              {"naming_scheme", "V2"}});
   ASSERT_EQ(created.status, 200) << created.body;
-  EXPECT_EQ(created.Json()["version"]["manifest_path"], base + "_versions/18446744073709551613.manifest");
+  EXPECT_EQ(created.Json()["version"]["manifest_path"],
+            base + "_versions/18446744073709551613.manifest");
   EXPECT_FALSE(memory_->Head(t.location + "/" + staging).ok());  // staging file removed
   ASSERT_TRUE(quiver::testing::StageNextManifest(*memory_, t.location, 2, staging + "2").ok());
   ExpectError(client_->Post("/v1/table/t/version/create",
@@ -202,22 +212,29 @@ TEST_F(WireTest, VersionOperationsAndManagedCommits) {
   EXPECT_EQ(paged.Json()["page_token"], "1");
   auto next = client_->Send("POST", "/v1/table/t/version/list?limit=1&page_token=1", "");
   EXPECT_EQ(next.Json()["versions"][0]["version"], 2);
-  EXPECT_EQ(client_->Post("/v1/table/t/version/describe", json::object()).Json()["version"]["version"], 2);
-  EXPECT_EQ(client_->Post("/v1/table/t/version/describe", {{"version", 1}}).Json()["version"]["version"], 1);
+  EXPECT_EQ(
+      client_->Post("/v1/table/t/version/describe", json::object()).Json()["version"]["version"],
+      2);
+  EXPECT_EQ(
+      client_->Post("/v1/table/t/version/describe", {{"version", 1}}).Json()["version"]["version"],
+      1);
   ExpectError(client_->Post("/v1/table/t/version/describe", {{"version", 7}}), 404, 11);
   ExpectError(client_->Send("POST", "/v1/table/t/version/list?branch=dev", "null"), 404, 22);
 
-  ExpectError(client_->Post("/v1/table/t/version/delete", {{"ranges", {{{"start_version", 0}, {"end_version", -1}}}}}),
+  ExpectError(client_->Post("/v1/table/t/version/delete",
+                            {{"ranges", {{{"start_version", 0}, {"end_version", -1}}}}}),
               400, 13);  // would delete the latest
   auto deleted = client_->Post("/v1/table/t/version/delete",
                                {{"ranges", {{{"start_version", 1}, {"end_version", 2}}}}});
   EXPECT_EQ(deleted.Json()["deleted_count"], 1);
-  EXPECT_EQ(client_->Send("POST", "/v1/table/t/version/list", "null").Json()["versions"].size(), 1u);
+  EXPECT_EQ(client_->Send("POST", "/v1/table/t/version/list", "null").Json()["versions"].size(),
+            1u);
 
   // A declared table has no versions yet: an empty list, not an error.
   ASSERT_TRUE(catalog_->DeclareTable({"fresh"}, {}, {}).ok());
-  EXPECT_EQ(client_->Send("POST", "/v1/table/fresh/version/list?descending=true&limit=1", "null").Json(),
-            json({{"versions", json::array()}}));
+  EXPECT_EQ(
+      client_->Send("POST", "/v1/table/fresh/version/list?descending=true&limit=1", "null").Json(),
+      json({{"versions", json::array()}}));
 }
 
 TEST_F(WireTest, TagBranchAndIndexOperations) {
@@ -229,7 +246,8 @@ TEST_F(WireTest, TagBranchAndIndexOperations) {
   auto tags = client_->Get("/v1/table/t/tags/list");
   EXPECT_EQ(tags.Json()["tags"]["v1"]["version"], 1);
   EXPECT_TRUE(tags.Json()["tags"]["v1"].contains("manifestSize"));
-  EXPECT_EQ(client_->Post("/v1/table/t/tags/version", {{"tag", "v1"}}).Json(), json({{"version", 1}}));
+  EXPECT_EQ(client_->Post("/v1/table/t/tags/version", {{"tag", "v1"}}).Json(),
+            json({{"version", 1}}));
   ExpectError(client_->Post("/v1/table/t/tags/version", {{"tag", "zz"}}), 404, 8);
   EXPECT_EQ(client_->Post("/v1/table/t/tags/update", {{"tag", "v1"}, {"version", 1}}).status, 200);
   ExpectError(client_->Post("/v1/table/t/tags/update", {{"tag", "zz"}, {"version", 1}}), 404, 8);
@@ -237,21 +255,53 @@ TEST_F(WireTest, TagBranchAndIndexOperations) {
   auto branch = client_->Post("/v1/table/t/branches/create", {{"name", "dev"}});
   EXPECT_EQ(branch.status, 200) << branch.body;
   ExpectError(client_->Post("/v1/table/t/branches/create", {{"name", "dev"}}), 409, 23);
-  ExpectError(client_->Post("/v1/table/t/branches/create", {{"name", "x"}, {"from_branch", "zz"}}), 404, 22);
-  ExpectError(client_->Post("/v1/table/t/branches/create", {{"name", "x"}, {"from_version", 0}}), 400, 13);
+  ExpectError(client_->Post("/v1/table/t/branches/create", {{"name", "x"}, {"from_branch", "zz"}}),
+              404, 22);
+  ExpectError(client_->Post("/v1/table/t/branches/create", {{"name", "x"}, {"from_version", 0}}),
+              400, 13);
   auto branches = client_->Post("/v1/table/t/branches/list", json::object());
   EXPECT_EQ(branches.Json()["branches"]["dev"]["parentVersion"], 1);
-  EXPECT_EQ(client_->Send("POST", "/v1/table/t/version/list?branch=dev", "null").Json()["versions"].size(), 1u);
-  EXPECT_EQ(client_->Post("/v1/table/t/tags/create", {{"tag", "onbranch"}, {"version", 1}, {"branch", "dev"}}).status, 200);
-  ExpectError(client_->Post("/v1/table/t/branches/delete", {{"name", "dev"}}), 409, 19);  // tag points into it
+  EXPECT_EQ(client_->Send("POST", "/v1/table/t/version/list?branch=dev", "null")
+                .Json()["versions"]
+                .size(),
+            1u);
+  EXPECT_EQ(client_
+                ->Post("/v1/table/t/tags/create",
+                       {{"tag", "onbranch"}, {"version", 1}, {"branch", "dev"}})
+                .status,
+            200);
+  ExpectError(client_->Post("/v1/table/t/branches/delete", {{"name", "dev"}}), 409,
+              19);  // tag points into it
   EXPECT_EQ(client_->Post("/v1/table/t/tags/delete", {{"tag", "onbranch"}}).status, 200);
   EXPECT_EQ(client_->Post("/v1/table/t/branches/delete", {{"name", "dev"}}).status, 200);
   ExpectError(client_->Post("/v1/table/t/branches/delete", {{"name", "dev"}}), 404, 22);
   EXPECT_EQ(client_->Post("/v1/table/t/tags/delete", {{"tag", "v1"}}).status, 200);
   ExpectError(client_->Post("/v1/table/t/tags/delete", {{"tag", "v1"}}), 404, 8);
 
-  EXPECT_EQ(client_->Post("/v1/table/t/index/list", json::object()).Json(), json({{"indexes", json::array()}}));
+  EXPECT_EQ(client_->Post("/v1/table/t/index/list", json::object()).Json(),
+            json({{"indexes", json::array()}}));
   ExpectError(client_->Get("/v1/table/t/index/nope/stats"), 404, 6);
+  ExpectError(client_->Post("/v1/table/t/index/nope/drop", json::object()), 404, 6);
+}
+
+TEST_F(WireTest, IndicesAreListedDescribedAndDropped) {
+  MakeTable({"t"}, /*with_index=*/true);
+  auto listed = client_->Post("/v1/table/t/index/list", json::object()).Json();
+  ASSERT_EQ(listed["indexes"].size(), 1u) << listed;
+  EXPECT_EQ(listed["indexes"][0]["index_name"], "id_idx");
+  EXPECT_EQ(listed["indexes"][0]["columns"], json({"id"}));
+  EXPECT_EQ(listed["indexes"][0]["index_type"], "BTREE");
+  EXPECT_EQ(listed["indexes"][0]["num_segments"], 2);
+  auto stats = client_->Post("/v1/table/t/index/id_idx/stats", json::object()).Json();
+  EXPECT_EQ(stats["num_indices"], 2);
+  EXPECT_EQ(stats["index_type"], "BTREE");
+  auto dropped = client_->Post("/v1/table/t/index/id_idx/drop", json::object());
+  ASSERT_EQ(dropped.status, 200) << dropped.body;
+  EXPECT_EQ(dropped.Json()["version"], 2);
+  EXPECT_EQ(client_->Post("/v1/table/t/index/list", json::object()).Json()["indexes"].size(), 0u);
+  // The version before the drop still has it.
+  EXPECT_EQ(client_->Post("/v1/table/t/index/list", {{"version", 1}}).Json()["indexes"].size(), 1u);
+  ExpectError(client_->Post("/v1/table/t/index/id_idx/drop", json::object()), 404, 6);
 }
 
 TEST_F(WireTest, UnbackedOperationsAnswerUnsupported) {
@@ -278,7 +328,8 @@ TEST_F(WireTest, CoverageStatesMatchTheHandlers) {
   std::set<std::string> backed = service_->BackedOperations();
   std::regex row(R"(\|\s*\d+\s*\|\s*(\w+)\s*\|[^|]*\|\s*(backed|unsupported)\s*\|)");
   int rows = 0;
-  for (auto it = std::sregex_iterator(doc.begin(), doc.end(), row); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(doc.begin(), doc.end(), row); it != std::sregex_iterator();
+       ++it) {
     ++rows;
     bool doc_backed = (*it)[2] == "backed";
     EXPECT_EQ(doc_backed, backed.count((*it)[1]) == 1) << (*it)[1];
@@ -289,8 +340,9 @@ TEST_F(WireTest, CoverageStatesMatchTheHandlers) {
 // Every Lance code 0-23 leaves the server with its HTTP status and the error body. Codes the
 // catalog has no natural trigger for yet are provoked by a storage layer that fails with them.
 TEST_F(WireTest, EveryErrorCodeHasAnHttpStatusAndReachesTheWire) {
-  const int expected_http[kNumStatusCodes] = {406, 404, 409, 409, 404, 409, 404, 409, 404, 409, 404, 404,
-                                              404, 400, 409, 403, 401, 503, 500, 409, 400, 429, 404, 409};
+  const int expected_http[kNumStatusCodes] = {406, 404, 409, 409, 404, 409, 404, 409,
+                                              404, 409, 404, 404, 404, 400, 409, 403,
+                                              401, 503, 500, 409, 400, 429, 404, 409};
   MakeTable({"t"});
   for (int code = 0; code < kNumStatusCodes; ++code) {
     auto status_code = static_cast<StatusCode>(code);

@@ -6,7 +6,7 @@
 
 namespace quiver::testing {
 
-Status WriteSyntheticDataset(ObjectStore& store, const std::string& dir) {
+Status WriteSyntheticDataset(ObjectStore& store, const std::string& dir, bool with_index) {
   lance::table::Manifest m;
   m.set_version(1);
   const char* names[] = {"id", "name"};
@@ -34,19 +34,28 @@ Status WriteSyntheticDataset(ObjectStore& store, const std::string& dir) {
   lance::table::Transaction txn;
   txn.set_uuid("00000000-0000-4000-8000-000000000001");
   txn.mutable_overwrite();
+  lance::table::IndexSection indices;
+  for (int segment = 0; segment < 2; ++segment) {
+    auto* index = indices.add_indices();
+    index->mutable_uuid()->set_uuid(std::string(15, '\0') + static_cast<char>(1 + segment));
+    index->add_fields(0);
+    index->set_name("id_idx");
+    index->set_dataset_version(1);
+    index->mutable_index_details()->set_type_url("/lance.table.BTreeIndexDetails");
+  }
   std::string prefix = dir.empty() ? "" : dir + "/";
   return store
       .Put(prefix + "_versions/" + format::ManifestFileName(1, format::ManifestNaming::kV2),
-           format::EncodeManifestFile(m, &txn, nullptr))
+           format::EncodeManifestFile(m, &txn, with_index ? &indices : nullptr))
       .status();
 }
 
 Result<uint64_t> StageNextManifest(ObjectStore& store, const std::string& dir, uint64_t version,
                                    const std::string& staging_key) {
   std::string prefix = dir.empty() ? "" : dir + "/";
-  QV_ASSIGN_OR_RETURN(
-      GetResult prev,
-      store.Get(prefix + "_versions/" + format::ManifestFileName(version - 1, format::ManifestNaming::kV2)));
+  QV_ASSIGN_OR_RETURN(GetResult prev, store.Get(prefix + "_versions/" +
+                                                format::ManifestFileName(
+                                                    version - 1, format::ManifestNaming::kV2)));
   QV_ASSIGN_OR_RETURN(format::ManifestFile file, format::DecodeManifestFile(prev.data, "previous"));
   lance::table::Manifest m = *file.manifest;
   m.set_version(version);

@@ -12,8 +12,9 @@
 namespace quiver::testing {
 
 // Version 1 under `<dir>/_versions/` (V2 naming): fields id (int64) and name (string), two
-// fragments of 100 rows each, schema metadata {"a": "1"}, an Overwrite transaction.
-Status WriteSyntheticDataset(ObjectStore& store, const std::string& dir);
+// fragments of 100 rows each, schema metadata {"a": "1"}, an Overwrite transaction; with
+// `with_index`, a BTREE index "id_idx" on id (two segments).
+Status WriteSyntheticDataset(ObjectStore& store, const std::string& dir, bool with_index = false);
 
 // Stages what a managed-versioning writer would: a copy of version `version - 1`'s manifest,
 // renumbered to `version` with an UpdateConfig transaction, at `<dir>/<staging_key>`. Returns

@@ -33,7 +33,8 @@ namespace {
 Result<Paging> MakePaging(std::optional<int64_t> limit, std::optional<std::string> token) {
   Paging paging;
   if (limit && *limit >= 0) {
-    paging.limit = static_cast<size_t>(std::min<int64_t>(*limit, static_cast<int64_t>(kMaxListLimit)));
+    paging.limit =
+        static_cast<size_t>(std::min<int64_t>(*limit, static_cast<int64_t>(kMaxListLimit)));
   }
   if (token) paging.page_token = std::move(*token);
   return paging;

@@ -13,9 +13,10 @@ void AddNamespaceHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     QV_ASSIGN_OR_RETURN(auto mode_text, call.String("mode"));
     QV_ASSIGN_OR_RETURN(catalog::CreateMode mode, ParseCreateMode(mode_text));
     QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
-    QV_ASSIGN_OR_RETURN(catalog::NamespaceInfo info,
-                        catalog.CreateNamespace(call.id, mode, properties.value_or(catalog::Properties{}),
-                                                ActorOf(call)));
+    QV_ASSIGN_OR_RETURN(
+        catalog::NamespaceInfo info,
+        catalog.CreateNamespace(call.id, mode, properties.value_or(catalog::Properties{}),
+                                ActorOf(call)));
     return JsonReply({{"properties", info.properties}});
   };
 
@@ -78,11 +79,12 @@ void AddNamespaceHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
   handlers["ListAllTables"] = [&catalog](Call& call) -> Result<HttpResponse> {
     QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
     QV_ASSIGN_OR_RETURN(auto include_declared, call.QueryBool("include_declared"));
-    QV_ASSIGN_OR_RETURN(catalog::Catalog::IdList list,
-                        catalog.ListAllTables(paging.page_token, paging.limit,
-                                              include_declared.value_or(true)));
+    QV_ASSIGN_OR_RETURN(
+        catalog::Catalog::IdList list,
+        catalog.ListAllTables(paging.page_token, paging.limit, include_declared.value_or(true)));
     json tables = json::array();
-    for (const catalog::ObjectId& id : list.ids) tables.push_back(catalog::JoinId(id, call.delimiter));
+    for (const catalog::ObjectId& id : list.ids)
+      tables.push_back(catalog::JoinId(id, call.delimiter));
     json body = {{"tables", tables}};
     if (list.page_token) body["page_token"] = *list.page_token;
     return JsonReply(body);

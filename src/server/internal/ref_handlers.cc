@@ -6,6 +6,7 @@
 #include "server/internal/handlers.h"
 #include "table/branches.h"
 #include "table/dataset.h"
+#include "table/operations.h"
 #include "table/refs.h"
 #include "table/stats.h"
 #include "table/tags.h"
@@ -25,7 +26,8 @@ json PageOfMap(const Map& map, const Paging& page, const char* field, ToJson to_
   std::optional<std::string> next;
   for (; it != map.end(); ++it) {
     if (page.limit && n == *page.limit) {
-      next = items.empty() ? std::optional<std::string>() : std::optional<std::string>(std::prev(it)->first);
+      next = items.empty() ? std::optional<std::string>()
+                           : std::optional<std::string>(std::prev(it)->first);
       break;
     }
     items[it->first] = to_json(it->second);
@@ -49,7 +51,8 @@ Result<std::string> TagName(const Call& call) {
   return tag;
 }
 
-Result<std::shared_ptr<const table::Dataset>> OpenForIndices(const OpenedTable& table, const Call& call) {
+Result<std::shared_ptr<const table::Dataset>> OpenForIndices(const OpenedTable& table,
+                                                             const Call& call) {
   table::OpenOptions options;
   QV_ASSIGN_OR_RETURN(auto version, call.Int("version"));
   if (version) {
@@ -133,7 +136,8 @@ void AddRefHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
     table::BranchSource source;
     QV_ASSIGN_OR_RETURN(source.branch, call.String("from_branch"));
-    if (source.branch && (source.branch->empty() || *source.branch == "main")) source.branch.reset();
+    if (source.branch && (source.branch->empty() || *source.branch == "main"))
+      source.branch.reset();
     QV_ASSIGN_OR_RETURN(auto from_version, call.Int("from_version"));
     if (from_version) {
       if (*from_version <= 0) return Status::InvalidInput("'from_version' must be positive");
@@ -178,6 +182,22 @@ void AddRefHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     return JsonReply(body);
   };
 
+  handlers["DropTableIndex"] = [&catalog](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
+    QV_ASSIGN_OR_RETURN(auto branch, BranchOf(call));
+    std::string name = call.index_name.value_or("");
+    auto dropped = table::DropIndex(table::CommitTarget{table.root, branch}, name);
+    if (!dropped.ok()) {
+      if (dropped.status().code() == StatusCode::kTableIndexNotFound) {
+        return Status(
+            StatusCode::kTableIndexNotFound,
+            fmt::format("table '{}' has no index named '{}'", catalog::JoinId(call.id), name));
+      }
+      return dropped.status();
+    }
+    return JsonReply({{"version", dropped->version}});
+  };
+
   handlers["DescribeTableIndexStats"] = [&catalog](Call& call) -> Result<HttpResponse> {
     QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
     QV_ASSIGN_OR_RETURN(auto dataset, OpenForIndices(table, call));
@@ -185,8 +205,9 @@ void AddRefHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     auto by_name = IndicesByName(*dataset);
     auto it = by_name.find(name);
     if (it == by_name.end()) {
-      return Status(StatusCode::kTableIndexNotFound,
-                    fmt::format("table '{}' has no index named '{}'", catalog::JoinId(call.id), name));
+      return Status(
+          StatusCode::kTableIndexNotFound,
+          fmt::format("table '{}' has no index named '{}'", catalog::JoinId(call.id), name));
     }
     return JsonReply({{"index_type", it->second.front().index_type},
                       {"num_indices", it->second.size()},

@@ -95,9 +95,9 @@ void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
           "name at an existing dataset)");
     }
     QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
-    QV_ASSIGN_OR_RETURN(catalog::TableInfo info,
-                        catalog.DeclareTable(call.id, properties.value_or(catalog::Properties{}),
-                                             ActorOf(call)));
+    QV_ASSIGN_OR_RETURN(
+        catalog::TableInfo info,
+        catalog.DeclareTable(call.id, properties.value_or(catalog::Properties{}), ActorOf(call)));
     return JsonReply({{"location", catalog.ExternalLocation(info)},
                       {"properties", info.properties},
                       {"managed_versioning", info.managed_versioning}});
@@ -111,10 +111,10 @@ void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
       return Status::InvalidInput("RegisterTable 'mode' must be Create or Overwrite");
     }
     QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
-    QV_ASSIGN_OR_RETURN(catalog::TableInfo info,
-                        catalog.RegisterTable(call.id, location, mode,
-                                              properties.value_or(catalog::Properties{}),
-                                              ActorOf(call)));
+    QV_ASSIGN_OR_RETURN(
+        catalog::TableInfo info,
+        catalog.RegisterTable(call.id, location, mode, properties.value_or(catalog::Properties{}),
+                              ActorOf(call)));
     return JsonReply({{"location", info.location}, {"properties", info.properties}});
   };
 
@@ -128,8 +128,7 @@ void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
       auto opened = table::Dataset::Open(table.root, target);
       if (opened.ok()) {
         dataset = *opened;
-      } else if (AddressesVersion(target) ||
-                 opened.status().code() != StatusCode::kTableNotFound) {
+      } else if (AddressesVersion(target) || opened.status().code() != StatusCode::kTableNotFound) {
         return opened.status();
       }
     }
@@ -193,7 +192,8 @@ void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
     // The body is the bare map (spec); a {"metadata": {...}} model body is accepted too.
     const json* map = &call.body;
-    if (call.body.size() == 1 && call.body.contains("metadata") && call.body["metadata"].is_object()) {
+    if (call.body.size() == 1 && call.body.contains("metadata") &&
+        call.body["metadata"].is_object()) {
       map = &call.body["metadata"];
     }
     QV_ASSIGN_OR_RETURN(table::MetadataUpdates updates, ParseMetadataUpdates(*map, "metadata"));
@@ -250,7 +250,8 @@ void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
   handlers["AlterTableDropColumns"] = [&catalog](Call& call) -> Result<HttpResponse> {
     QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
     QV_ASSIGN_OR_RETURN(auto columns, call.StringList("columns"));
-    if (!columns || columns->empty()) return Status::InvalidInput("'columns' is required (non-empty)");
+    if (!columns || columns->empty())
+      return Status::InvalidInput("'columns' is required (non-empty)");
     QV_ASSIGN_OR_RETURN(table::CommitTarget target, CommitTargetOf(table, call));
     QV_ASSIGN_OR_RETURN(table::CommitResult result, table::DropColumns(target, *columns));
     return JsonReply({{"version", result.version}});
@@ -313,7 +314,8 @@ void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     QV_ASSIGN_OR_RETURN(auto predicate, call.String("predicate"));
     if (!predicate) predicate = call.Query("predicate");
     if (predicate && !predicate->empty()) {
-      return Status::Unsupported("counting rows with a predicate needs a data scan; not supported yet");
+      return Status::Unsupported(
+          "counting rows with a predicate needs a data scan; not supported yet");
     }
     QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
     QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(table.root, target));

@@ -29,7 +29,8 @@ Result<VersionStore> StoreFor(const OpenedTable& table, const std::optional<std:
   std::string prefix = table::BranchRootKey(*branch);
   auto store = PrefixStore::Make(table.root, prefix);
   if (!store.ok()) {
-    return Status(StatusCode::kTableBranchNotFound, fmt::format("branch '{}' does not exist", *branch));
+    return Status(StatusCode::kTableBranchNotFound,
+                  fmt::format("branch '{}' does not exist", *branch));
   }
   return VersionStore{*store, prefix + "/"};
 }
@@ -76,7 +77,8 @@ void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
       try {
         options.after = std::stoull(paging.page_token);
       } catch (...) {
-        return Status::InvalidInput(fmt::format("'{}' is not a version page token", paging.page_token));
+        return Status::InvalidInput(
+            fmt::format("'{}' is not a version page token", paging.page_token));
       }
     }
     json versions = json::array();
@@ -87,8 +89,9 @@ void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
       auto latest = table::ResolveLatestVersion(*vs.store);
       if (latest.ok()) {
         QV_ASSIGN_OR_RETURN(table::LoadedManifest loaded, table::LoadManifest(*vs.store, *latest));
-        versions.push_back(VersionJson(catalog, table, vs, loaded.ref,
-                                       table::ManifestTimestampNanos(*loaded.file.manifest) / 1'000'000));
+        versions.push_back(
+            VersionJson(catalog, table, vs, loaded.ref,
+                        table::ManifestTimestampNanos(*loaded.file.manifest) / 1'000'000));
       } else if (latest.status().code() != StatusCode::kTableNotFound) {
         return latest.status();
       }
@@ -182,7 +185,8 @@ void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     QV_ASSIGN_OR_RETURN(VersionStore vs, StoreFor(table, branch));
     auto it = call.body.find("ranges");
     if (it == call.body.end() || !it->is_array()) {
-      return Status::InvalidInput("'ranges' is required (an array of {start_version, end_version})");
+      return Status::InvalidInput(
+          "'ranges' is required (an array of {start_version, end_version})");
     }
     struct Range {
       uint64_t start;
@@ -190,15 +194,17 @@ void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     };
     std::vector<Range> ranges;
     for (const json& r : *it) {
-      if (!r.is_object() || !r.contains("start_version") || !r["start_version"].is_number_integer() ||
-          !r.contains("end_version") || !r["end_version"].is_number_integer()) {
+      if (!r.is_object() || !r.contains("start_version") ||
+          !r["start_version"].is_number_integer() || !r.contains("end_version") ||
+          !r["end_version"].is_number_integer()) {
         return Status::InvalidInput("each range needs integer 'start_version' and 'end_version'");
       }
       int64_t start = r["start_version"].get<int64_t>();
       int64_t end = r["end_version"].get<int64_t>();
       if (start < 0) return Status::InvalidInput("'start_version' must not be negative");
-      ranges.push_back({static_cast<uint64_t>(start),
-                        end < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(end))});
+      ranges.push_back(
+          {static_cast<uint64_t>(start),
+           end < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(end))});
     }
     auto refs = table::ListVersionRefs(*vs.store);
     if (!refs.ok()) {
