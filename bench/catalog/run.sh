@@ -12,6 +12,6 @@ shift || true
 quiver=$(realpath "$quiver")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(df -T "$work" | awk 'NR==2 {print $2}'), $(uname -r); $(date -u +%Y-%m-%d)"
+echo "machine: $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(df -T "$work" | awk 'NR==2 {print $2}'), Linux $(uname -r), node $(node --version); $(date -u +%Y-%m-%d)"
 # Progress (each phase's raw figures as JSON) goes to stderr, the table to stdout.
 node bench/catalog/catalog_bench.mjs "$quiver" "$work" "$@"

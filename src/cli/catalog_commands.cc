@@ -14,7 +14,8 @@ namespace {
 Result<std::unique_ptr<catalog::Catalog>> OpenCatalog(const std::string& uri) {
   QV_ASSIGN_OR_RETURN(auto store, OpenExistingStore(uri));
   if (!store->Head("_quiver/format.json").ok()) {
-    return Status::InvalidInput(fmt::format("'{}' is not a quiver catalog root (no _quiver/format.json)", uri));
+    return Status::InvalidInput(
+        fmt::format("'{}' is not a quiver catalog root (no _quiver/format.json)", uri));
   }
   return catalog::Catalog::Open(store);
 }
@@ -41,8 +42,8 @@ int RunCheck(const std::string& uri, bool json) {
 int RunRecover(const std::string& uri, double min_age_seconds) {
   auto catalog = OpenCatalog(uri);
   if (!catalog.ok()) return Fail(catalog.status());
-  Status recovered = (*catalog)->Recover(std::chrono::duration_cast<Duration>(
-      std::chrono::duration<double>(min_age_seconds)));
+  Status recovered = (*catalog)->Recover(
+      std::chrono::duration_cast<Duration>(std::chrono::duration<double>(min_age_seconds)));
   if (!recovered.ok()) return Fail(recovered);
   return RunCheck(uri, false);
 }
@@ -59,7 +60,8 @@ int RunLog(const std::string& uri, uint64_t since, size_t limit) {
 }  // namespace
 
 void AddCatalogCommands(CLI::App& app, int* exit_code) {
-  CLI::App* cat = app.add_subcommand("catalog", "Offline tools for a catalog root (_quiver/ records)");
+  CLI::App* cat =
+      app.add_subcommand("catalog", "Offline tools for a catalog root (_quiver/ records)");
   cat->require_subcommand(1);
   auto uri = std::make_shared<std::string>();
 
@@ -71,8 +73,8 @@ void AddCatalogCommands(CLI::App& app, int* exit_code) {
   check->callback([uri, json, exit_code] { *exit_code = RunCheck(*uri, *json); });
 
   auto min_age = std::make_shared<double>(60);
-  CLI::App* recover = cat->add_subcommand(
-      "recover", "Finish or roll back renames a crash interrupted, then check");
+  CLI::App* recover =
+      cat->add_subcommand("recover", "Finish or roll back renames a crash interrupted, then check");
   recover->add_option("root", *uri, "catalog root")->required();
   recover->add_option("--min-age", *min_age,
                       "only operations older than this many seconds (default 60; a live server "

@@ -56,8 +56,12 @@ void ForEachFailingWrite(Setup setup, Op op, Check check) {
 
 TEST(CatalogFaultTest, DeclareTable) {
   ForEachFailingWrite(
-      [](Harness& h) { ASSERT_TRUE(h.catalog->CreateNamespace({"ns"}, CreateMode::kCreate, {}, h.actor).ok()); },
-      [](Harness& h) { return h.catalog->DeclareTable({"ns", "t"}, {}, h.actor).status(); },
+      [](Harness& h) {
+        ASSERT_TRUE(h.catalog->CreateNamespace({"ns"}, CreateMode::kCreate, {}, h.actor).ok());
+      },
+      [](Harness& h) {
+        return h.catalog->DeclareTable({"ns", "t"}, {}, h.actor).status();
+      },
       [](Harness& h, const Status& result, const std::string& where) {
         auto t = h.catalog->GetTable({"ns", "t"});
         if (result.ok()) {
@@ -78,7 +82,9 @@ TEST(CatalogFaultTest, RenameTable) {
         ASSERT_TRUE(t.ok());
         location = t->location;
       },
-      [](Harness& h) { return h.catalog->RenameTable({"src"}, std::nullopt, "dst", h.actor).status(); },
+      [](Harness& h) {
+        return h.catalog->RenameTable({"src"}, std::nullopt, "dst", h.actor).status();
+      },
       [&](Harness& h, const Status& result, const std::string& where) {
         auto src = h.catalog->GetTable({"src"});
         auto dst = h.catalog->GetTable({"dst"});
@@ -118,7 +124,9 @@ TEST(CatalogFaultTest, DropNamespaceCascade) {
         ASSERT_TRUE(h.catalog->DeclareTable({"p", "t"}, {}, h.actor).ok());
         ASSERT_TRUE(h.catalog->DeclareTable({"p", "c", "u"}, {}, h.actor).ok());
       },
-      [](Harness& h) { return h.catalog->DropNamespace({"p"}, {.cascade = true}, h.actor).status(); },
+      [](Harness& h) {
+        return h.catalog->DropNamespace({"p"}, {.cascade = true}, h.actor).status();
+      },
       [](Harness& h, const Status& result, const std::string& where) {
         if (result.ok()) {
           EXPECT_FALSE(h.catalog->DescribeNamespace({"p"}).ok()) << where;

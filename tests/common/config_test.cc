@@ -78,7 +78,9 @@ TEST(ConfigTest, OptionsAreDeclaredConsistently) {
     EXPECT_EQ(o.flag, flag) << o.key;
     EXPECT_FALSE(o.help.empty()) << o.key;
   }
-  EXPECT_EQ(keys, (std::set<std::string>{"root", "listen", "log_level", "log_format"}));
+  EXPECT_EQ(keys, (std::set<std::string>{"root", "listen", "log_level", "log_format",
+                                         "managed_versioning", "workers", "max_header_bytes",
+                                         "max_body_bytes", "read_timeout_ms", "write_timeout_ms"}));
   EXPECT_EQ(keys.size(), options.size()) << "duplicate key";
 }
 
@@ -88,6 +90,12 @@ TEST(ConfigTest, DeclaredDefaultsMatchConfigDefaults) {
   from_text.listen = "h:1";
   from_text.log_level = LogLevel::kError;
   from_text.log_format = LogFormat::kJson;
+  from_text.managed_versioning = true;
+  from_text.workers = 3;
+  from_text.max_header_bytes = 1;
+  from_text.max_body_bytes = 1;
+  from_text.read_timeout_ms = 1;
+  from_text.write_timeout_ms = 1;
   for (const ConfigOption& o : ConfigOptions()) {
     Status s = SetConfigValue(from_text, o.key, o.default_value, "default");
     ASSERT_TRUE(s.ok()) << s.ToString();
@@ -97,6 +105,40 @@ TEST(ConfigTest, DeclaredDefaultsMatchConfigDefaults) {
   EXPECT_EQ(from_text.listen, defaults.listen);
   EXPECT_EQ(from_text.log_level, defaults.log_level);
   EXPECT_EQ(from_text.log_format, defaults.log_format);
+  EXPECT_EQ(from_text.managed_versioning, defaults.managed_versioning);
+  EXPECT_EQ(from_text.workers, defaults.workers);
+  EXPECT_EQ(from_text.max_header_bytes, defaults.max_header_bytes);
+  EXPECT_EQ(from_text.max_body_bytes, defaults.max_body_bytes);
+  EXPECT_EQ(from_text.read_timeout_ms, defaults.read_timeout_ms);
+  EXPECT_EQ(from_text.write_timeout_ms, defaults.write_timeout_ms);
+}
+
+TEST(ConfigTest, ServerSettingsParseAndRejectNonsense) {
+  Config c;
+  for (std::string v : {"true", "on", "1", "YES"}) {
+    c.managed_versioning = false;
+    ASSERT_TRUE(SetConfigValue(c, "managed_versioning", v, "test").ok()) << v;
+    EXPECT_TRUE(c.managed_versioning) << v;
+  }
+  ASSERT_TRUE(SetConfigValue(c, "managed_versioning", "off", "test").ok());
+  EXPECT_FALSE(c.managed_versioning);
+  EXPECT_EQ(SetConfigValue(c, "managed_versioning", "maybe", "test").code(),
+            StatusCode::kInvalidInput);
+  ASSERT_TRUE(SetConfigValue(c, "workers", "16", "test").ok());
+  EXPECT_EQ(c.workers, 16);
+  ASSERT_TRUE(SetConfigValue(c, "max_body_bytes", "1048576", "test").ok());
+  EXPECT_EQ(c.max_body_bytes, 1048576u);
+  for (auto [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"workers", "-1"},
+                                                        {"workers", "99999"},
+                                                        {"max_body_bytes", "0"},
+                                                        {"read_timeout_ms", "soon"},
+                                                        {"write_timeout_ms", ""},
+                                                        {"max_header_bytes", "12k"}}) {
+    Status s = SetConfigValue(c, key, value, "flag");
+    EXPECT_EQ(s.code(), StatusCode::kInvalidInput) << key << "=" << value;
+    EXPECT_NE(s.message().find(key), std::string::npos) << s.message();
+  }
 }
 
 TEST(ConfigTest, SetConfigValueSetsEachKey) {
