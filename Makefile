@@ -69,6 +69,7 @@ bench: build
 	./scripts/install-interop.sh
 	./bench/store/run.sh
 	./bench/table/run.sh
+	./bench/catalog/run.sh
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -2,7 +2,7 @@
 // embedded directory namespace (`connectNamespace("dir", {root})`, Rust Lance 8.0), on the same
 // machine in the same run. Prints one Markdown table (each phase's raw figures go to stderr).
 //
-//   node catalog_bench.mjs <quiver binary> <scratch dir> [--sizes 100,10000] [--peer-fill-cap-s 90]
+//   node catalog_bench.mjs <quiver binary> <scratch dir> [--sizes 100,10000] [--peer-fill-cap-s 60]
 //
 // Operations and their peers (lancedb-rest-trace.md §3: what LanceDB's REST client sends):
 //   create-namespace  POST /v1/namespace/{id}/create   {"id":[..]}   | createNamespace([name])
@@ -19,16 +19,16 @@
 // their own tables as they go (+15% at 10,000; the size-100 run ends at 300 tables).
 // Phases run in rounds that alternate between the two sides (see Timing below).
 //
-// LanceDB's create gets slower per table as the namespace grows (~7 ms at 100 tables, far more
-// at thousands), so its fill is capped at --peer-fill-cap-s seconds: if the cap is hit, LanceDB's
+// LanceDB's create gets slower per table as the namespace grows (~5 ms at 100 tables, ~20 ms
+// at 5,000), so its fill is capped at --peer-fill-cap-s seconds: if the cap is hit, LanceDB's
 // rows for that size are measured at the size it reached (printed in a note), and nothing is
 // extrapolated. Every other phase on either side stops at its op count or after PHASE_CAP_MS
 // (split evenly over the rounds), whichever comes first; ops/s is ops done / wall time.
 //
-// Store requests per op: quiver's /metrics is scraped before and after each quiver round and the deltas
-// of quiver_store_requests_total (all kinds summed) are divided by the ops. A scrape itself makes
-// one store request (the registry generation is a LIST of the change log, counted after the
-// snapshot it reports), which is measured once at start-up and subtracted.
+// Store requests per op: quiver's /metrics is scraped before and after each quiver round and
+// the deltas of quiver_store_requests_total (all kinds summed) are divided by the ops. A scrape
+// itself makes one store request (the registry generation is a LIST of the change log, counted
+// after the snapshot it reports), which is measured once at start-up and subtracted.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -46,14 +46,14 @@ const arrow = require("apache-arrow");
 // Arguments
 
 const argv = process.argv.slice(2);
-const usage = "node catalog_bench.mjs <quiver binary> <scratch dir> [--sizes 100,10000] [--peer-fill-cap-s 90]";
+const usage = "node catalog_bench.mjs <quiver binary> <scratch dir> [--sizes 100,10000] [--peer-fill-cap-s 60]";
 if (argv.length < 2) {
   console.error(`usage: ${usage}`);
   process.exit(2);
 }
 const [quiverBin, scratch] = argv;
 let sizes = [100, 10000];
-let peerFillCapMs = 90_000;
+let peerFillCapMs = 60_000;
 for (let i = 2; i < argv.length; i += 2) {
   if (argv[i] === "--sizes") sizes = argv[i + 1].split(",").map(Number);
   else if (argv[i] === "--peer-fill-cap-s") peerFillCapMs = Number(argv[i + 1]) * 1000;
@@ -63,7 +63,7 @@ for (let i = 2; i < argv.length; i += 2) {
   }
 }
 const CLIENTS = 8;
-const PHASE_CAP_MS = 10_000;
+const PHASE_CAP_MS = 8_000;
 const NS = "bench";
 const tableName = (i) => `t${String(i).padStart(6, "0")}`;
 
@@ -92,7 +92,12 @@ function counts(n) {
 // never fsync, so they leave dirty pages behind, and on ext4 (data=ordered) the next fsync's
 // journal commit has to write them out first: without the flush quiver's rounds would pay for
 // LanceDB's writeback.
-const flush = () => execFileSync("sync");
+let flushMs = 0;
+function flush() {
+  const t0 = performance.now();
+  execFileSync("sync");
+  flushMs += performance.now() - t0;
+}
 
 // One side's running totals for one phase.
 const tally = () => ({ lat: [], wallMs: 0, next: 0, store: 0 });
@@ -284,7 +289,7 @@ async function runSize(n, run) {
     // The tables LanceDB has: t000000 .. (the cap may have stopped its fill early).
     const lanceSize = rows.fill.l.ops;
     // Untimed warm-up of both sides' read paths (the client's JIT, the server's first requests),
-    // which otherwise shows up as the size-100 run's p99.
+    // so that one-off first-request costs are not timed.
     for (let i = 0; i < 200; i++) {
       await q.describe(NS, tableName(i % n));
       await db.openTable(tableName(i % lanceSize), [NS]);
@@ -349,8 +354,10 @@ async function runSize(n, run) {
 // Main
 
 const results = [];
+const t0 = performance.now();
 for (const [run, n] of sizes.entries()) results.push(await runSize(n, run));
 agent.destroy();
+console.error(`total ${((performance.now() - t0) / 1000).toFixed(0)} s, of which sync(1) between rounds ${(flushMs / 1000).toFixed(0)} s`);
 
 const LABELS = [
   ["fill", "declare-table (fill 0→N)", CLIENTS],
