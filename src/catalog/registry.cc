@@ -17,13 +17,20 @@ std::string_view KindDir(RecordKind kind) {
   return kind == RecordKind::kNamespace ? "_quiver/ns/" : "_quiver/tables/";
 }
 
-std::string LogKey(uint64_t seq) { return fmt::format("{}{:020}.json", kLogDir, kMaxSeq - seq); }
+// The batch starting at `seq`: "_quiver/log/<first 16 of the 20 digits>/<20 digits>.json".
+// Partitions keep directories small, so "the newest batch" never reads a huge directory.
+std::string LogKey(uint64_t seq) {
+  std::string digits = fmt::format("{:020}", kMaxSeq - seq);
+  return fmt::format("{}{}/{}.json", kLogDir, digits.substr(0, 16), digits);
+}
 
+// The first seq of the batch stored at `key`.
 Result<uint64_t> SeqFromLogKey(std::string_view key) {
   std::string_view name = key.substr(kLogDir.size());
-  if (name.size() != 25 || name.substr(20) != ".json") {
+  if (name.size() != 42 || name[16] != '/' || name.substr(37) != ".json") {
     return Status::Corruption(fmt::format("unexpected change-log object '{}'", key));
   }
+  name = name.substr(17);
   uint64_t inverted = 0;
   for (char c : name.substr(0, 20)) {
     if (c < '0' || c > '9') return Status::Corruption(fmt::format("bad change-log key '{}'", key));
@@ -203,33 +210,88 @@ Result<Registry::IdPage> Registry::ListIds(RecordKind kind, const std::string& a
   return page;
 }
 
+namespace {
+// A batch object: {"first": N, "events": [...]}; the events carry their own "seq".
+Result<nlohmann::json> ParseBatch(const std::string& data, std::string_view key) {
+  QV_ASSIGN_OR_RETURN(nlohmann::json batch, ParseRecord(data, key));
+  if (!batch.contains("events") || !batch["events"].is_array() || batch["events"].empty()) {
+    return Status::Corruption(fmt::format("change-log object '{}' holds no events", key));
+  }
+  return batch;
+}
+}  // namespace
+
 Result<uint64_t> Registry::ReadNewestSeq() {
-  ListOptions options;
-  options.prefix = std::string(kLogDir);
-  options.limit = 1;
-  QV_ASSIGN_OR_RETURN(ListPage listed, root_->List(options));
-  if (listed.objects.empty()) return uint64_t{0};
-  return SeqFromLogKey(listed.objects.front().key);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    ListOptions options;
+    options.prefix = std::string(kLogDir);
+    options.limit = 1;
+    QV_ASSIGN_OR_RETURN(ListPage listed, root_->List(options));
+    if (listed.objects.empty()) return uint64_t{0};
+    const std::string& key = listed.objects.front().key;
+    QV_ASSIGN_OR_RETURN(uint64_t first, SeqFromLogKey(key));
+    auto got = root_->Get(key);
+    if (!got.ok()) {
+      if (got.status().IsNotFound()) continue;  // removed while we looked
+      return got.status();
+    }
+    QV_ASSIGN_OR_RETURN(nlohmann::json batch, ParseBatch(got->data, key));
+    return first + batch["events"].size() - 1;
+  }
+  return Status::ServiceUnavailable("the change log changed while it was read; try again");
 }
 
-Result<uint64_t> Registry::AppendLog(nlohmann::json event) {
-  std::lock_guard<std::mutex> lock(log_mu_);
-  uint64_t seq = last_seq_ + 1;
-  for (int attempt = 0; attempt < 1000; ++attempt) {
-    event["seq"] = seq;
-    event["at"] = FormatIso8601Millis(clock_->NowNanos());
-    auto put = root_->Put(LogKey(seq), event.dump() + "\n", PutOptions::CreateOnly());
-    if (put.ok()) {
-      last_seq_ = seq;
-      return seq;
+struct Registry::PendingEvent {
+  nlohmann::json event;
+  Result<uint64_t> seq = Status::Internal("not written");
+  bool done = false;
+};
+
+Result<uint64_t> Registry::WriteLogBatch(const std::vector<PendingEvent*>& batch, uint64_t first) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    nlohmann::json events = nlohmann::json::array();
+    std::string at = FormatIso8601Millis(clock_->NowNanos());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      nlohmann::json e = batch[i]->event;
+      e["seq"] = first + i;
+      e["at"] = at;
+      events.push_back(std::move(e));
     }
+    nlohmann::json body = {{"first", first}, {"events", std::move(events)}};
+    auto put = root_->Put(LogKey(first), body.dump() + "\n", PutOptions::CreateOnly());
+    if (put.ok()) return first;
     if (!put.status().IsAlreadyExists()) return put.status();
-    // Another process appended: continue after the newest record.
+    // Another process appended: continue after the newest batch.
     QV_ASSIGN_OR_RETURN(uint64_t newest, ReadNewestSeq());
-    seq = std::max(newest, seq) + 1;
+    first = std::max(newest, first) + 1;
   }
   return Status(StatusCode::kServiceUnavailable, "the change log is too contended; try again",
                 Subcode::kNone, true);
+}
+
+Result<uint64_t> Registry::AppendLog(nlohmann::json event) {
+  PendingEvent me{std::move(event)};
+  std::unique_lock<std::mutex> lock(log_mu_);
+  log_queue_.push_back(&me);
+  log_cv_.wait(lock, [&] { return me.done || log_queue_.front() == &me; });
+  if (me.done) return me.seq;
+  // This caller leads: it writes everything queued behind it in one put.
+  constexpr size_t kMaxBatch = 256;
+  std::vector<PendingEvent*> batch(log_queue_.begin(),
+                                   log_queue_.begin() + std::min(log_queue_.size(), kMaxBatch));
+  uint64_t first = last_seq_ + 1;
+  lock.unlock();
+  Result<uint64_t> written = WriteLogBatch(batch, first);
+  lock.lock();
+  for (size_t i = 0; i < batch.size(); ++i) {
+    batch[i]->seq =
+        written.ok() ? Result<uint64_t>(*written + i) : Result<uint64_t>(written.status());
+    batch[i]->done = true;
+    log_queue_.pop_front();
+  }
+  if (written.ok()) last_seq_ = std::max(last_seq_, *written + batch.size() - 1);
+  log_cv_.notify_all();
+  return me.seq;
 }
 
 Result<uint64_t> Registry::Generation() {
@@ -239,28 +301,49 @@ Result<uint64_t> Registry::Generation() {
   return last_seq_;
 }
 
+uint64_t Registry::LastKnownGeneration() {
+  std::lock_guard<std::mutex> lock(log_mu_);
+  return last_seq_;
+}
+
 Result<std::vector<nlohmann::json>> Registry::ReadLog(uint64_t since, size_t limit) {
   std::vector<nlohmann::json> out;
   if (limit == 0 || since == kMaxSeq) return out;
   limit = std::min(limit, kMaxListLimit);
   uint64_t last = since > kMaxSeq - limit ? kMaxSeq : since + limit;  // newest seq wanted
+  // Batches are listed newest first; start at the one holding `last` (first <= last) and walk
+  // back to the one holding since + 1.
   ListOptions options;
   options.prefix = std::string(kLogDir);
   if (last < kMaxSeq) options.start_after = LogKey(last + 1);
-  options.limit = limit;
-  QV_ASSIGN_OR_RETURN(ListPage listed, root_->List(options));
-  for (const ObjectMeta& object : listed.objects) {
-    QV_ASSIGN_OR_RETURN(uint64_t seq, SeqFromLogKey(object.key));
-    if (seq <= since) break;
-    auto got = root_->Get(object.key);
-    if (!got.ok()) {
-      if (got.status().IsNotFound()) continue;
-      return got.status();
+  std::vector<nlohmann::json> batches;
+  bool reached = false;
+  while (!reached) {
+    options.limit = 100;
+    QV_ASSIGN_OR_RETURN(ListPage listed, root_->List(options));
+    for (const ObjectMeta& object : listed.objects) {
+      QV_ASSIGN_OR_RETURN(uint64_t first, SeqFromLogKey(object.key));
+      auto got = root_->Get(object.key);
+      if (!got.ok()) {
+        if (got.status().IsNotFound()) continue;
+        return got.status();
+      }
+      QV_ASSIGN_OR_RETURN(nlohmann::json batch, ParseBatch(got->data, object.key));
+      batches.push_back(std::move(batch));
+      if (first <= since + 1) {
+        reached = true;
+        break;
+      }
     }
-    QV_ASSIGN_OR_RETURN(nlohmann::json body, ParseRecord(got->data, object.key));
-    out.push_back(std::move(body));
+    if (!listed.truncated || listed.objects.empty()) break;
+    options.start_after = listed.objects.back().key;
   }
-  std::reverse(out.begin(), out.end());
+  for (auto it = batches.rbegin(); it != batches.rend(); ++it) {
+    for (nlohmann::json& e : (*it)["events"]) {
+      uint64_t seq = e.value("seq", uint64_t{0});
+      if (seq > since && seq <= last) out.push_back(std::move(e));
+    }
+  }
   return out;
 }
 

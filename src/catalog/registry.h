@@ -3,8 +3,10 @@
 //   _quiver/format.json                          {"format":1}; another number is refused
 //   _quiver/ns/<h1>/.../<h(n-1)>/@<hn>.json      the namespace [n1..nn]
 //   _quiver/tables/<h1>/.../<hn>/@<ht>.json      the table t in namespace [n1..nn]
-//   _quiver/log/<20 digits>.json                 change log; digits = u64::MAX - seq, so the
-//                                                newest record is the first one listed
+//   _quiver/log/<16>/<20 digits>.json            change log: one object per batch of events,
+//                                                named by its first seq (digits = u64::MAX -
+//                                                first, partitioned by its leading 16 digits),
+//                                                so the newest batch is the first one listed
 //
 // h = EncodeName (hex, order-preserving), so the records of a namespace's direct children are
 // exactly the keys under "<dir>/@", in name order, and a page continues with a keyed
@@ -16,7 +18,9 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -93,10 +97,14 @@ class Registry {
   Result<IdPage> ListIds(RecordKind kind, const std::string& after, size_t limit);
 
   // Appends one change-log record ({"seq", "at", + event}) and returns its sequence number,
-  // which becomes the catalog generation.
+  // which becomes the catalog generation. Concurrent appends of this process are group-committed:
+  // the first in line writes every waiting event in one create-only put (seqs stay contiguous
+  // and in append order); another process's batch at the same seq makes it re-read and retry.
   Result<uint64_t> AppendLog(nlohmann::json event);
-  // The newest sequence number (0 for a catalog without mutations).
+  // The newest sequence number in storage (0 for a catalog without mutations): 1 LIST + 1 GET.
   Result<uint64_t> Generation();
+  // The newest sequence number this process has written or read (no I/O).
+  uint64_t LastKnownGeneration();
   // Change-log records with seq > since, oldest first, at most limit.
   Result<std::vector<nlohmann::json>> ReadLog(uint64_t since, size_t limit);
 
@@ -111,8 +119,15 @@ class Registry {
 
   std::shared_ptr<ObjectStore> root_;
   const Clock* clock_;
-  std::mutex log_mu_;      // serializes this process's appends (other processes race via puts)
-  uint64_t last_seq_ = 0;  // newest seq this process has seen; guarded by log_mu_
+  struct PendingEvent;
+  // Writes `batch` as one log object starting at `first` (retrying after newer batches of other
+  // processes); returns the seq given to batch[0].
+  Result<uint64_t> WriteLogBatch(const std::vector<PendingEvent*>& batch, uint64_t first);
+
+  std::mutex log_mu_;
+  std::condition_variable log_cv_;
+  std::deque<PendingEvent*> log_queue_;  // guarded by log_mu_; the front one writes
+  uint64_t last_seq_ = 0;                // newest seq this process has seen; guarded by log_mu_
 };
 
 }  // namespace quiver::catalog

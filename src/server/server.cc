@@ -44,6 +44,7 @@ Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
     QV_LOG_WARN("recovery of interrupted catalog operations failed",
                 {{"error", recovered.ToString()}});
   }
+  (void)impl->catalog->Generation();  // primes the generation /metrics reports
   impl->service = std::make_unique<NamespaceService>(*impl->catalog, impl->store);
 
   HttpServerOptions http;

@@ -138,11 +138,12 @@ std::string NamespaceService::RenderMetrics() {
                        "Object-store requests made by the catalog, by kind.", "counter"});
     }
   }
-  auto generation = catalog_.Generation();
-  if (generation.ok()) {
-    extra.push_back({"quiver_registry_generation", "", static_cast<double>(*generation),
-                     "The catalog generation (newest change-log sequence number).", "gauge"});
-  }
+  // What this server has seen (no storage request, so scraping does not count itself).
+  extra.push_back(
+      {"quiver_registry_generation", "",
+       static_cast<double>(catalog_.registry().LastKnownGeneration()),
+       "The catalog generation (newest change-log sequence number this server has seen).",
+       "gauge"});
   return metrics_.Render(extra);
 }
 

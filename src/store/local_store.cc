@@ -288,18 +288,58 @@ class ListWalker {
   ListWalker(const std::string& root, const ListOptions& options)
       : root_(root), options_(options), want_(options.limit + 1) {}
 
+  // Appends the keys of `rel_dir` (whose names start with `name_prefix`) that come after
+  // start_after, in order, until the page is full. A directory can be far larger than a page, so
+  // the first attempt keeps only the `need` smallest entries (a bounded heap: no sort, and no
+  // string for entries that cannot make the page); only if some of those turn out to be empty
+  // directories and the page is still short is the directory walked again in full.
   Status Walk(const std::string& rel_dir, std::string_view name_prefix) {
+    const size_t start_size = out_.size();
+    bool short_of_entries = false;
+    QV_RETURN_IF_ERROR(WalkOnce(rel_dir, name_prefix, want_ - start_size, &short_of_entries));
+    if (short_of_entries && out_.size() < want_) {
+      out_.resize(start_size);
+      QV_RETURN_IF_ERROR(WalkOnce(rel_dir, name_prefix, SIZE_MAX, &short_of_entries));
+    }
+    return Status::OK();
+  }
+
+  struct Entry {
+    std::string sort_name;  // "name" or "name/"
+    bool is_dir;
+    bool operator<(const Entry& other) const { return sort_name < other.sort_name; }
+  };
+
+  // Compares rel_dir + name (+ "/" for a directory) with start_after without building it.
+  static int CompareJoined(std::string_view rel_dir, std::string_view name, bool dir,
+                           std::string_view after) {
+    std::string_view head = after.substr(0, std::min(after.size(), rel_dir.size()));
+    if (int c = rel_dir.compare(0, head.size(), head); c != 0) return c;
+    if (after.size() < rel_dir.size()) return 1;  // after is a proper prefix of rel_dir
+    std::string_view rest = after.substr(rel_dir.size());
+    std::string_view rest_head = rest.substr(0, std::min(rest.size(), name.size()));
+    if (int c = name.compare(0, rest_head.size(), rest_head); c != 0) return c;
+    if (rest.size() < name.size()) return 1;
+    rest.remove_prefix(name.size());
+    if (dir) {
+      if (rest.empty()) return 1;
+      if (rest.front() != '/') return '/' < static_cast<unsigned char>(rest.front()) ? -1 : 1;
+      return rest.size() == 1 ? 0 : -1;  // full is a prefix of after
+    }
+    return rest.empty() ? 0 : -1;
+  }
+
+  Status WalkOnce(const std::string& rel_dir, std::string_view name_prefix, size_t need,
+                  bool* short_of_entries) {
+    *short_of_entries = false;
     std::string dir_path = rel_dir.empty() ? root_ : root_ + "/" + rel_dir;
     DIR* dir = ::opendir(dir_path.c_str());
     if (dir == nullptr) {
       if (errno == ENOENT || errno == ENOTDIR) return Status::OK();
       return StatusFromErrno(errno, fmt::format("listing {}", dir_path));
     }
-    struct Entry {
-      std::string sort_name;  // "name" or "name/"
-      bool is_dir;
-    };
-    std::vector<Entry> entries;
+    const std::string& after = options_.start_after;
+    std::vector<Entry> heap;  // max-heap of the `need` smallest entries
     int dfd = ::dirfd(dir);
     errno = 0;
     while (dirent* e = ::readdir(dir)) {
@@ -313,33 +353,43 @@ class ListWalker {
         if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
         type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
       }
-      if (type == DT_DIR) {
-        entries.push_back({std::string(name) + "/", true});
-      } else if (type == DT_REG) {
-        entries.push_back({std::string(name), false});
+      if (type != DT_DIR && type != DT_REG) continue;
+      bool is_dir = type == DT_DIR;
+      if (!after.empty()) {
+        int c = CompareJoined(rel_dir, name, is_dir, after);
+        // A file at or before start_after is out; a directory only if its whole subtree is
+        // (it is before start_after and start_after is not inside it).
+        if (!is_dir && c <= 0) continue;
+        if (is_dir && c < 0 &&
+            !(after.size() > rel_dir.size() + name.size() &&
+              CompareJoined(rel_dir, name, true,
+                            after.substr(0, rel_dir.size() + name.size() + 1)) == 0)) {
+          continue;
+        }
       }
+      if (heap.size() >= need) {
+        *short_of_entries = true;
+        // Keep it only if it sorts before the largest kept entry.
+        std::string_view largest = heap.front().sort_name;
+        bool smaller = is_dir ? (std::string(name) + "/") < largest : name < largest;
+        if (!smaller) continue;
+        std::pop_heap(heap.begin(), heap.end());
+        heap.pop_back();
+      }
+      heap.push_back({is_dir ? std::string(name) + "/" : std::string(name), is_dir});
+      std::push_heap(heap.begin(), heap.end());
     }
     int read_errno = errno;
-    // A min-heap yields entries in order at O(log n) each, so a short page of a huge directory
-    // (the newest manifest of 10,000) does not pay for sorting all of it.
-    auto later = [](const Entry& a, const Entry& b) { return a.sort_name > b.sort_name; };
-    std::make_heap(entries.begin(), entries.end(), later);
+    std::sort_heap(heap.begin(), heap.end());
     Status status;
     if (read_errno != 0) status = StatusFromErrno(read_errno, "reading directory " + dir_path);
-    while (!entries.empty()) {
-      std::pop_heap(entries.begin(), entries.end(), later);
-      Entry entry = std::move(entries.back());
-      entries.pop_back();
+    for (Entry& entry : heap) {
       if (!status.ok() || out_.size() >= want_) break;
       std::string full = rel_dir + entry.sort_name;
-      const std::string& after = options_.start_after;
       if (entry.is_dir) {
-        // Every key below `full` starts with it; if start_after is past them all, skip the tree.
-        if (after > full && after.compare(0, full.size(), full) != 0) continue;
         status = Walk(full, "");
         continue;
       }
-      if (full <= after) continue;
       struct stat st;
       if (::fstatat(dfd, entry.sort_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT) continue;  // deleted while we listed

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <random>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -144,6 +146,56 @@ TEST(LocalStoreTest, SweepKeepsYoungTempFiles) {
   ASSERT_TRUE(old.ok());
   EXPECT_EQ(old->files_removed, 1u);
   EXPECT_EQ(old->bytes_removed, 5u);
+}
+
+}  // namespace
+}  // namespace quiver
+
+namespace quiver {
+namespace {
+
+// Pages of a listing over nested directories, including empty ones (which hold no keys) and
+// directories far larger than a page, equal the matching slice of all keys in byte order, for
+// every start_after and limit.
+TEST(LocalStoreListTest, PagesMatchTheSortedKeysWithEmptyAndLargeDirectories) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  std::mt19937 rng(42);
+  std::vector<std::string> keys;
+  const char* parts[] = {"a", "a-b", "a.b", "ab", "b", "@61", "@6162", "z"};
+  for (int i = 0; i < 300; ++i) {
+    std::string key;
+    int depth = 1 + static_cast<int>(rng() % 3);
+    for (int d = 0; d < depth; ++d) {
+      if (d > 0) key += "/";
+      key += parts[rng() % 8];
+      if (d + 1 == depth) key += std::to_string(rng() % 40);
+    }
+    if (store->Put(key, "x").ok()) keys.push_back(key);
+  }
+  for (const char* empty : {"/a/empty", "/a-b/e1", "/a-b/e1/e2", "/zz_empty", "/ab/0empty"}) {
+    ::mkdir((dir.path() + empty).c_str(), 0755);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<std::string> afters = {"", "a", "a/", "a-b/e1", "ab", "b/", "zz", "~"};
+  for (int i = 0; i < 40; ++i) afters.push_back(keys[rng() % keys.size()]);
+  for (const std::string& after : afters) {
+    for (size_t limit : {1, 2, 3, 7, 50, 1000}) {
+      ListOptions options;
+      options.start_after = after;
+      options.limit = limit;
+      auto page = store->List(options);
+      ASSERT_TRUE(page.ok());
+      auto first = std::upper_bound(keys.begin(), keys.end(), after);
+      std::vector<std::string> expected(first, first + std::min<size_t>(limit, keys.end() - first));
+      std::vector<std::string> got;
+      for (const ObjectMeta& m : page->objects) got.push_back(m.key);
+      EXPECT_EQ(got, expected) << "after='" << after << "' limit=" << limit;
+      EXPECT_EQ(page->truncated, static_cast<size_t>(keys.end() - first) > limit)
+          << "after='" << after << "' limit=" << limit;
+    }
+  }
 }
 
 }  // namespace
