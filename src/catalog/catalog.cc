@@ -653,19 +653,10 @@ Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
   // nobody else touches a retired record.
   json retired = record.body;
   retired["state"] = "dropping";
-  auto retired_etag = registry_->Replace(RecordKind::kTable, id, retired, record.etag);
-  if (!retired_etag.ok()) {
-    ClearIntent(intent);
-    if (retired_etag.status().IsConflict()) {
-      return Status(StatusCode::kConcurrentModification,
-                    fmt::format("table '{}' was renamed or dropped concurrently", JoinId(id)),
-                    Subcode::kNone, true);
-    }
-    return retired_etag.status();
-  }
+  QV_ASSIGN_OR_RETURN(std::string retired_etag, RetireTable(id, record, retired, intent));
   // The table is gone for every reader now; what follows is cleanup that Recover() finishes if
   // it is interrupted.
-  bool finished = registry_->Delete(RecordKind::kTable, id, *retired_etag).ok();
+  bool finished = registry_->Delete(RecordKind::kTable, id, retired_etag).ok();
   if (finished && delete_bytes) {
     Status bytes = DeleteLocation(info.location);
     if (!bytes.ok()) {
@@ -686,6 +677,19 @@ Result<TableInfo> Catalog::DropTable(const ObjectId& id, const Actor& actor) {
 
 Result<TableInfo> Catalog::DeregisterTable(const ObjectId& id, const Actor& actor) {
   return RemoveTable(id, false, "deregister_table", actor);
+}
+
+Result<std::string> Catalog::RetireTable(const ObjectId& id, const Record& record,
+                                         const json& retired, const std::string& intent) {
+  auto etag = registry_->Replace(RecordKind::kTable, id, retired, record.etag);
+  if (etag.ok()) return etag;
+  ClearIntent(intent);
+  if (etag.status().IsConflict()) {
+    return Status(StatusCode::kConcurrentModification,
+                  fmt::format("table '{}' was renamed or dropped concurrently", JoinId(id)),
+                  Subcode::kNone, true);
+  }
+  return etag.status();
 }
 
 Result<std::string> Catalog::WriteIntent(const json& intent) {
@@ -727,18 +731,9 @@ Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
   json retired = source.body;
   retired["state"] = "retired";
   retired["renamed_to"] = IdJson(dest);
-  auto retired_etag = registry_->Replace(RecordKind::kTable, id, retired, source.etag);
-  if (!retired_etag.ok()) {
-    ClearIntent(intent);
-    if (retired_etag.status().IsConflict()) {
-      return Status(StatusCode::kConcurrentModification,
-                    fmt::format("table '{}' was renamed or dropped concurrently", JoinId(id)),
-                    Subcode::kNone, true);
-    }
-    return retired_etag.status();
-  }
+  QV_ASSIGN_OR_RETURN(std::string retired_etag, RetireTable(id, source, retired, intent));
   auto restore_source = [&](Status why) -> Status {
-    (void)registry_->Replace(RecordKind::kTable, id, source.body, *retired_etag);
+    (void)registry_->Replace(RecordKind::kTable, id, source.body, retired_etag);
     ClearIntent(intent);
     return why;
   };
@@ -766,7 +761,7 @@ Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
   }
   // The rename has happened once the destination exists. If the retired source cannot be
   // removed now, the intent stays behind for Recover() to finish the job.
-  Status source_deleted = registry_->Delete(RecordKind::kTable, id, *retired_etag);
+  Status source_deleted = registry_->Delete(RecordKind::kTable, id, retired_etag);
   if (source_deleted.ok()) {
     ClearIntent(intent);
   } else {

@@ -172,6 +172,10 @@ class Catalog {
   void Log(std::string_view action, std::string_view kind, const ObjectId& id, const Actor& actor,
            nlohmann::json extra = nlohmann::json::object());
   Result<std::string> WriteIntent(const nlohmann::json& intent);
+  // Replaces the table's active `record` with `retired` (if-match): of concurrent renames and
+  // drops exactly one gets here. On failure clears `intent`; a lost race is code 14.
+  Result<std::string> RetireTable(const ObjectId& id, const Record& record,
+                                  const nlohmann::json& retired, const std::string& intent);
   Status RecoverDrop(const nlohmann::json& intent, const std::string& key);
   void ClearIntent(const std::string& key);
   bool ManagedFor(const Properties& properties) const;

@@ -20,7 +20,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 import { lancedb, arrow } from "./lib.mjs";
-import { parseArgs, createReport, scratch, startQuiverServe, stopQuiverServe, stoppedCleanly } from "./checks.mjs";
+import { parseArgs, createReport, scratch, startQuiverServe, stopQuiverServe, stoppedCleanly, finishScratch } from "./checks.mjs";
 
 const USAGE = "node check_rest.mjs <quiver binary> <fixtures dir> <default|managed>";
 const { quiver, rest } = parseArgs(USAGE);
@@ -788,13 +788,6 @@ try {
     console.error(`--- server stderr (last ${Math.min(lines.length, 300)} of ${lines.length} lines) ---\n${tail}\n--- end ---`);
   }
   console.log(`(${mode} mode, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  if (process.env.QV_KEEP_SCRATCH) console.error(`scratch kept: ${space.work}`);
-  else {
-    try {
-      space.cleanup();
-    } catch (e) {
-      console.error(`cannot remove ${space.work}: ${e.message}`);
-    }
-  }
+  finishScratch(space);
   report.finish();
 }

@@ -32,8 +32,7 @@ import path from "node:path";
 
 import { lancedb } from "./lib.mjs";
 import {
-  parseArgs, createReport, scratch, startQuiverServe, stopQuiverServe, stoppedCleanly,
-} from "./checks.mjs";
+  parseArgs, createReport, scratch, startQuiverServe, stopQuiverServe, stoppedCleanly, finishScratch } from "./checks.mjs";
 
 const USAGE = "node check_two_servers.mjs <quiver binary> <fixtures dir (unused)>";
 const { quiver } = parseArgs(USAGE);
@@ -583,13 +582,6 @@ try {
     }
   }
   console.log(`(${ROUNDS} rounds, ${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  if (process.env.QV_KEEP_SCRATCH) console.error(`scratch kept: ${space.work}`);
-  else {
-    try {
-      space.cleanup();
-    } catch (e) {
-      console.error(`cannot remove ${space.work}: ${e.message}`);
-    }
-  }
+  finishScratch(space);
   report.finish();
 }

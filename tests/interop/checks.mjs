@@ -146,3 +146,16 @@ export async function stopQuiverServe(s, { timeoutMs = 15_000 } = {}) {
 export function stoppedCleanly(r) {
   return !!r && !r.alreadyExited && !r.timedOut && r.code === 0 && r.signal === null;
 }
+
+// Removes a scratch area unless QV_KEEP_SCRATCH is set (then says where it is).
+export function finishScratch(space) {
+  if (process.env.QV_KEEP_SCRATCH) {
+    console.error(`scratch kept: ${space.work}`);
+    return;
+  }
+  try {
+    space.cleanup();
+  } catch (e) {
+    console.error(`cannot remove ${space.work}: ${e.message}`);
+  }
+}
