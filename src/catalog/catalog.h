@@ -141,8 +141,8 @@ class Catalog {
 
   // A scan of every record for broken invariants: a table or namespace whose parent namespace
   // is missing, a retired table record, two tables at one location, a name used by a table and
-  // a namespace, a table whose location holds neither a dataset nor a reservation marker, an
-  // unfinished intent. Reads everything: for tools and tests, not for request paths.
+  // a namespace, a registered table whose location holds nothing, an unfinished intent. Reads
+  // everything: for tools and tests, not for request paths.
   struct ConsistencyReport {
     uint64_t namespaces = 0;
     uint64_t tables = 0;

@@ -206,9 +206,12 @@ Result<ObjectMeta> LocalObjectStore::Put(std::string_view key, std::string_view 
   QV_SYNC_POINT(sp, store_points::kPutTempWritten);
   int64_t stamp = NextStamp(0);
   if (Status s = SetMtime(fd.get(), stamp, tmp_path); !s.ok()) return fail(s);
-  if (::fsync(fd.get()) != 0) return fail(StatusFromErrno(errno, "fsync of " + tmp_path));
+  const bool durable = options.durable;
+  if (durable && ::fsync(fd.get()) != 0) {
+    return fail(StatusFromErrno(errno, "fsync of " + tmp_path));
+  }
   QV_SYNC_POINT(sp, store_points::kPutTempSynced);
-  if (Status s = MkdirAll(parent, root_); !s.ok()) return fail(s);
+  if (Status s = MkdirAll(parent, root_, durable); !s.ok()) return fail(s);
 
   // Step 2: publish.
   if (options.mode == PutMode::kCreateOnly) {
@@ -249,7 +252,9 @@ Result<ObjectMeta> LocalObjectStore::Put(std::string_view key, std::string_view 
     if (exists && MtimeNanos(current) >= stamp) {
       stamp = NextStamp(MtimeNanos(current) + 1);
       if (Status s = SetMtime(fd.get(), stamp, tmp_path); !s.ok()) return fail(s);
-      if (::fsync(fd.get()) != 0) return fail(StatusFromErrno(errno, "fsync of " + tmp_path));
+      if (durable && ::fsync(fd.get()) != 0) {
+        return fail(StatusFromErrno(errno, "fsync of " + tmp_path));
+      }
     }
     QV_SYNC_POINT(sp, store_points::kPutBeforePublish);
     if (::rename(tmp_path.c_str(), final_path.c_str()) != 0) {
@@ -263,7 +268,7 @@ Result<ObjectMeta> LocalObjectStore::Put(std::string_view key, std::string_view 
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) return StatusFromErrno(errno, "stat of " + final_path);
   fd.reset();
-  QV_RETURN_IF_ERROR(FsyncDir(parent));
+  if (durable) QV_RETURN_IF_ERROR(FsyncDir(parent));
   QV_SYNC_POINT(sp, store_points::kPutDone);
   return MetaOf(std::string(key), st);
 }

@@ -17,7 +17,8 @@
 //   Sweep(min_age)    removes leftovers of interrupted writes older than min_age (local: temp
 //                     files of a crashed writer); never touches committed objects.
 //
-// A successful Put is durable (local: file and directory fsynced) before it returns.
+// A successful Put is durable (local: file and directory fsynced) before it returns, unless
+// PutOptions::durable is false.
 // Etags change whenever an object is replaced; last-modified precision is per backend (local:
 // nanoseconds, stamped by quiver; memory: nanoseconds of the store's clock).
 //
@@ -43,10 +44,18 @@ enum class PutMode { kOverwrite, kCreateOnly, kIfMatch };
 struct PutOptions {
   PutMode mode = PutMode::kOverwrite;
   std::string if_match;  // the expected etag; REQUIRES: non-empty when mode == kIfMatch
+  // false: the put may be lost by a crash (never torn, never half-visible) and returns without
+  // waiting for the device: for objects whose loss is harmless (markers), not for records.
+  bool durable = true;
 
   static PutOptions Overwrite() { return {}; }
   static PutOptions CreateOnly() { return {PutMode::kCreateOnly, {}}; }
   static PutOptions IfMatch(std::string etag) { return {PutMode::kIfMatch, std::move(etag)}; }
+  PutOptions NotDurable() const {
+    PutOptions copy = *this;
+    copy.durable = false;
+    return copy;
+  }
 };
 
 struct ByteRange {

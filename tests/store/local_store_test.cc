@@ -154,6 +154,19 @@ TEST(LocalStoreTest, SweepKeepsYoungTempFiles) {
 namespace quiver {
 namespace {
 
+TEST(LocalStoreDurabilityTest, NonDurablePutsKeepTheirSemantics) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  auto first = store->Put("m/marker", "", PutOptions::CreateOnly().NotDurable());
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(
+      store->Put("m/marker", "", PutOptions::CreateOnly().NotDurable()).status().IsAlreadyExists());
+  auto replaced = store->Put("m/marker", "v2", PutOptions::IfMatch(first->etag).NotDurable());
+  ASSERT_TRUE(replaced.ok());
+  EXPECT_NE(replaced->etag, first->etag);
+  EXPECT_EQ(store->Get("m/marker")->data, "v2");
+}
+
 // Pages of a listing over nested directories, including empty ones (which hold no keys) and
 // directories far larger than a page, equal the matching slice of all keys in byte order, for
 // every start_after and limit.

@@ -72,7 +72,7 @@ std::string ParentDir(const std::string& path) {
   return path.substr(0, slash);
 }
 
-Status MkdirAll(const std::string& dir, const std::string& stop_at) {
+Status MkdirAll(const std::string& dir, const std::string& stop_at, bool sync) {
   if (dir.size() <= stop_at.size()) return Status::OK();
   struct stat st;
   if (::stat(dir.c_str(), &st) == 0) {
@@ -83,7 +83,7 @@ Status MkdirAll(const std::string& dir, const std::string& stop_at) {
                               dir.substr(stop_at.size() + 1)));
   }
   std::string parent = ParentDir(dir);
-  QV_RETURN_IF_ERROR(MkdirAll(parent, stop_at));
+  QV_RETURN_IF_ERROR(MkdirAll(parent, stop_at, sync));
   if (::mkdir(dir.c_str(), 0755) != 0) {
     if (errno == EEXIST) {
       // Lost a race with another creator (fine) unless it is a file.
@@ -99,7 +99,7 @@ Status MkdirAll(const std::string& dir, const std::string& stop_at) {
     }
     return StatusFromErrno(errno, fmt::format("creating directory {}", dir));
   }
-  return FsyncDir(parent);
+  return sync ? FsyncDir(parent) : Status::OK();
 }
 
 }  // namespace quiver::store_internal

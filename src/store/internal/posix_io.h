@@ -44,7 +44,8 @@ Result<std::string> ReadRange(int fd, uint64_t begin, uint64_t end, std::string_
 Status FsyncDir(const std::string& dir);
 // Creates `dir` and missing parents (mode 0755) up to, not including, `stop_at` (which must
 // exist). Each newly created directory's parent is fsynced. Existing directories are fine.
-Status MkdirAll(const std::string& dir, const std::string& stop_at);
+// `sync`: fsync each parent whose entries changed (false: leave it to the filesystem).
+Status MkdirAll(const std::string& dir, const std::string& stop_at, bool sync = true);
 
 // Nanoseconds since the epoch of a stat's mtime.
 inline int64_t MtimeNanos(const struct stat& st) {
