@@ -139,13 +139,10 @@ void Catalog::Log(std::string_view action, std::string_view kind, const ObjectId
   extra["actor"] = actor.principal;
   if (!actor.request_id.empty()) extra["request_id"] = actor.request_id;
   extra["outcome"] = "ok";
-  auto seq = registry_->AppendLog(std::move(extra));
-  if (!seq.ok()) {
-    // The mutation itself is durable; a missing event is reported, not turned into a failure.
-    QV_LOG_WARN("change-log append failed", {{"action", std::string(action)},
-                                             {"object", JoinId(id)},
-                                             {"error", seq.status().ToString()}});
-  }
+  // The mutation is durable already; its event is written behind the response (in order,
+  // group-committed). A crash in between loses the event, never the mutation, exactly as if
+  // the process had died right before appending it.
+  registry_->AppendLogAsync(std::move(extra));
 }
 
 Status Catalog::CheckNamespaceLive(const ObjectId& ns, std::string_view purpose) {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/logging.h"
+
 namespace quiver::catalog {
 
 namespace {
@@ -243,11 +245,13 @@ Result<uint64_t> Registry::ReadNewestSeq() {
 
 struct Registry::PendingEvent {
   nlohmann::json event;
-  Result<uint64_t> seq = Status::Internal("not written");
+  bool detached = false;  // nobody waits for it (AppendLogAsync)
   bool done = false;
+  Result<uint64_t> seq = Status::Internal("not written");
 };
 
-Result<uint64_t> Registry::WriteLogBatch(const std::vector<PendingEvent*>& batch, uint64_t first) {
+Result<uint64_t> Registry::WriteLogBatch(const std::vector<std::shared_ptr<PendingEvent>>& batch,
+                                         uint64_t first) {
   for (int attempt = 0; attempt < 100; ++attempt) {
     nlohmann::json events = nlohmann::json::array();
     std::string at = FormatIso8601Millis(clock_->NowNanos());
@@ -269,32 +273,76 @@ Result<uint64_t> Registry::WriteLogBatch(const std::vector<PendingEvent*>& batch
                 Subcode::kNone, true);
 }
 
-Result<uint64_t> Registry::AppendLog(nlohmann::json event) {
-  PendingEvent me{std::move(event)};
-  std::unique_lock<std::mutex> lock(log_mu_);
-  log_queue_.push_back(&me);
-  log_cv_.wait(lock, [&] { return me.done || log_queue_.front() == &me; });
-  if (me.done) return me.seq;
-  // This caller leads: it writes everything queued behind it in one put.
+void Registry::LogWriterLoop() {
   constexpr size_t kMaxBatch = 256;
-  std::vector<PendingEvent*> batch(log_queue_.begin(),
-                                   log_queue_.begin() + std::min(log_queue_.size(), kMaxBatch));
-  uint64_t first = last_seq_ + 1;
-  lock.unlock();
-  Result<uint64_t> written = WriteLogBatch(batch, first);
-  lock.lock();
-  for (size_t i = 0; i < batch.size(); ++i) {
-    batch[i]->seq =
-        written.ok() ? Result<uint64_t>(*written + i) : Result<uint64_t>(written.status());
-    batch[i]->done = true;
-    log_queue_.pop_front();
+  std::unique_lock<std::mutex> lock(log_mu_);
+  while (true) {
+    log_cv_.wait(lock, [&] { return log_stop_ || !log_queue_.empty(); });
+    if (log_queue_.empty()) return;  // stopping, and everything is written
+    std::vector<std::shared_ptr<PendingEvent>> batch;
+    while (!log_queue_.empty() && batch.size() < kMaxBatch) {
+      batch.push_back(std::move(log_queue_.front()));
+      log_queue_.pop_front();
+    }
+    log_writing_ = true;
+    uint64_t first = last_seq_ + 1;
+    lock.unlock();
+    Result<uint64_t> written = WriteLogBatch(batch, first);
+    if (!written.ok()) {
+      QV_LOG_WARN("change-log append failed; these events are lost",
+                  {{"events", batch.size()}, {"error", written.status().ToString()}});
+    }
+    lock.lock();
+    for (size_t i = 0; i < batch.size(); ++i) {
+      batch[i]->seq =
+          written.ok() ? Result<uint64_t>(*written + i) : Result<uint64_t>(written.status());
+      batch[i]->done = true;
+    }
+    if (written.ok()) last_seq_ = std::max(last_seq_, *written + batch.size() - 1);
+    log_writing_ = false;
+    log_cv_.notify_all();
   }
-  if (written.ok()) last_seq_ = std::max(last_seq_, *written + batch.size() - 1);
+}
+
+void Registry::Enqueue(std::shared_ptr<PendingEvent> pending) {
+  std::lock_guard<std::mutex> lock(log_mu_);
+  if (!log_writer_.joinable()) log_writer_ = std::thread([this] { LogWriterLoop(); });
+  log_queue_.push_back(std::move(pending));
   log_cv_.notify_all();
-  return me.seq;
+}
+
+Result<uint64_t> Registry::AppendLog(nlohmann::json event) {
+  auto pending = std::make_shared<PendingEvent>();
+  pending->event = std::move(event);
+  Enqueue(pending);
+  std::unique_lock<std::mutex> lock(log_mu_);
+  log_cv_.wait(lock, [&] { return pending->done; });
+  return pending->seq;
+}
+
+void Registry::AppendLogAsync(nlohmann::json event) {
+  auto pending = std::make_shared<PendingEvent>();
+  pending->event = std::move(event);
+  pending->detached = true;
+  Enqueue(std::move(pending));
+}
+
+void Registry::FlushLog() {
+  std::unique_lock<std::mutex> lock(log_mu_);
+  log_cv_.wait(lock, [&] { return log_queue_.empty() && !log_writing_; });
+}
+
+Registry::~Registry() {
+  {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    log_stop_ = true;
+    log_cv_.notify_all();
+  }
+  if (log_writer_.joinable()) log_writer_.join();
 }
 
 Result<uint64_t> Registry::Generation() {
+  FlushLog();
   QV_ASSIGN_OR_RETURN(uint64_t newest, ReadNewestSeq());
   std::lock_guard<std::mutex> lock(log_mu_);
   last_seq_ = std::max(last_seq_, newest);
@@ -307,6 +355,7 @@ uint64_t Registry::LastKnownGeneration() {
 }
 
 Result<std::vector<nlohmann::json>> Registry::ReadLog(uint64_t since, size_t limit) {
+  FlushLog();
   std::vector<nlohmann::json> out;
   if (limit == 0 || since == kMaxSeq) return out;
   limit = std::min(limit, kMaxListLimit);

@@ -25,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,8 @@ class Registry {
   // written by a quiver with another registry format; Corruption when the stamp is unreadable.
   static Result<std::unique_ptr<Registry>> Open(std::shared_ptr<ObjectStore> root,
                                                 const Clock* clock = nullptr);
+  // Writes what is still queued for the change log, then stops its writer thread.
+  ~Registry();
 
   ObjectStore& store() const { return *root_; }
   const std::shared_ptr<ObjectStore>& store_ptr() const { return root_; }
@@ -97,11 +100,16 @@ class Registry {
   Result<IdPage> ListIds(RecordKind kind, const std::string& after, size_t limit);
 
   // Appends one change-log record ({"seq", "at", + event}) and returns its sequence number,
-  // which becomes the catalog generation. Concurrent appends of this process are group-committed:
-  // the first in line writes every waiting event in one create-only put (seqs stay contiguous
-  // and in append order); another process's batch at the same seq makes it re-read and retry.
+  // which becomes the catalog generation. One writer thread per registry group-commits: it
+  // writes every queued event in one create-only put (seqs stay contiguous and in append
+  // order); another process's batch at the same seq makes it re-read and retry.
   Result<uint64_t> AppendLog(nlohmann::json event);
-  // The newest sequence number in storage (0 for a catalog without mutations): 1 LIST + 1 GET.
+  // The same without waiting for the write (a failure is logged). Events keep their order.
+  void AppendLogAsync(nlohmann::json event);
+  // Waits until every event appended so far is written (or has failed).
+  void FlushLog();
+  // The newest sequence number in storage (0 for a catalog without mutations), after FlushLog:
+  // 1 LIST + 1 GET.
   Result<uint64_t> Generation();
   // The newest sequence number this process has written or read (no I/O).
   uint64_t LastKnownGeneration();
@@ -122,12 +130,18 @@ class Registry {
   struct PendingEvent;
   // Writes `batch` as one log object starting at `first` (retrying after newer batches of other
   // processes); returns the seq given to batch[0].
-  Result<uint64_t> WriteLogBatch(const std::vector<PendingEvent*>& batch, uint64_t first);
+  Result<uint64_t> WriteLogBatch(const std::vector<std::shared_ptr<PendingEvent>>& batch,
+                                 uint64_t first);
+  void Enqueue(std::shared_ptr<PendingEvent> pending);
+  void LogWriterLoop();
 
   std::mutex log_mu_;
-  std::condition_variable log_cv_;
-  std::deque<PendingEvent*> log_queue_;  // guarded by log_mu_; the front one writes
-  uint64_t last_seq_ = 0;                // newest seq this process has seen; guarded by log_mu_
+  std::condition_variable log_cv_;                       // queue changes, batches finish, shutdown
+  std::deque<std::shared_ptr<PendingEvent>> log_queue_;  // guarded by log_mu_
+  bool log_writing_ = false;                             // a batch is in flight; log_mu_
+  bool log_stop_ = false;                                // guarded by log_mu_
+  uint64_t last_seq_ = 0;  // newest seq this process has seen; guarded by log_mu_
+  std::thread log_writer_;
 };
 
 }  // namespace quiver::catalog

@@ -138,7 +138,9 @@ std::string NamespaceService::RenderMetrics() {
                        "Object-store requests made by the catalog, by kind.", "counter"});
     }
   }
-  // What this server has seen (no storage request, so scraping does not count itself).
+  // What this server has seen (no storage request, so scraping does not count itself), once its
+  // own queued events are written.
+  catalog_.registry().FlushLog();
   extra.push_back(
       {"quiver_registry_generation", "",
        static_cast<double>(catalog_.registry().LastKnownGeneration()),
