@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "common/ids.h"
+#include "store/internal/dir_cache.h"
 #include "store/internal/posix_io.h"
 #include "store/key.h"
 
@@ -80,7 +81,10 @@ LocalObjectStore::LocalObjectStore(std::string root, LocalStoreOptions options)
       lock_dir_(root_ + "/" + std::string(kReservedSegment) + "/locks"),
       options_(options) {
   if (options_.clock == nullptr) options_.clock = Clock::Real();
+  if (options_.cache_listings) dir_cache_ = store_internal::DirListingCache::Create();
 }
+
+LocalObjectStore::~LocalObjectStore() = default;
 
 Result<std::shared_ptr<LocalObjectStore>> LocalObjectStore::Open(const std::string& root,
                                                                  LocalStoreOptions options) {
@@ -290,8 +294,9 @@ namespace {
 // directories as "name/", which is exactly how their keys compare.
 class ListWalker {
  public:
-  ListWalker(const std::string& root, const ListOptions& options)
-      : root_(root), options_(options), want_(options.limit + 1) {}
+  ListWalker(const std::string& root, const ListOptions& options,
+             store_internal::DirListingCache* cache)
+      : root_(root), options_(options), want_(options.limit + 1), cache_(cache) {}
 
   // Appends the keys of `rel_dir` (whose names start with `name_prefix`) that come after
   // start_after, in order, until the page is full. A directory can be far larger than a page, so
@@ -299,6 +304,7 @@ class ListWalker {
   // string for entries that cannot make the page); only if some of those turn out to be empty
   // directories and the page is still short is the directory walked again in full.
   Status Walk(const std::string& rel_dir, std::string_view name_prefix) {
+    if (cache_ != nullptr) return WalkCached(rel_dir, name_prefix);
     const size_t start_size = out_.size();
     bool short_of_entries = false;
     QV_RETURN_IF_ERROR(WalkOnce(rel_dir, name_prefix, want_ - start_size, &short_of_entries));
@@ -332,6 +338,90 @@ class ListWalker {
       return rest.size() == 1 ? 0 : -1;  // full is a prefix of after
     }
     return rest.empty() ? 0 : -1;
+  }
+
+  // Every entry of a directory (files and subdirectories; never the reserved area), unsorted.
+  static Result<std::vector<store_internal::DirEntry>> ReadAll(const std::string& dir_path,
+                                                               bool is_root) {
+    std::vector<store_internal::DirEntry> entries;
+    DIR* dir = ::opendir(dir_path.c_str());
+    if (dir == nullptr) {
+      if (errno == ENOENT || errno == ENOTDIR) return entries;
+      return StatusFromErrno(errno, fmt::format("listing {}", dir_path));
+    }
+    int dfd = ::dirfd(dir);
+    errno = 0;
+    while (dirent* e = ::readdir(dir)) {
+      std::string_view name(e->d_name);
+      if (name == "." || name == "..") continue;
+      if (is_root && name == kReservedSegment) continue;
+      unsigned char type = e->d_type;
+      if (type == DT_UNKNOWN) {
+        struct stat st;
+        if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+      }
+      if (type == DT_DIR) entries.push_back({std::string(name) + "/", true});
+      if (type == DT_REG) entries.push_back({std::string(name), false});
+    }
+    int read_errno = errno;
+    ::closedir(dir);
+    if (read_errno != 0) return StatusFromErrno(read_errno, "reading directory " + dir_path);
+    return entries;
+  }
+
+  // With a sorted listing, a page starts by binary search at start_after and reads only what it
+  // returns.
+  Status WalkCached(const std::string& rel_dir, std::string_view name_prefix) {
+    std::string dir_path = rel_dir.empty() ? root_ : root_ + "/" + rel_dir;
+    QV_ASSIGN_OR_RETURN(store_internal::DirListing listing,
+                        cache_->Get(dir_path, [&] { return ReadAll(dir_path, rel_dir.empty()); }));
+    const std::vector<store_internal::DirEntry>& entries = *listing;
+    auto name_of = [](const store_internal::DirEntry& e) {
+      std::string_view n = e.sort_name;
+      if (e.is_dir) n.remove_suffix(1);
+      return n;
+    };
+    auto begin = std::lower_bound(
+        entries.begin(), entries.end(), name_prefix,
+        [](const store_internal::DirEntry& e, std::string_view p) { return e.sort_name < p; });
+    const std::string& after = options_.start_after;
+    if (!after.empty()) {
+      // Entries are sorted by their full key, so "at or before start_after" is a prefix of them.
+      auto kept =
+          std::partition_point(begin, entries.end(), [&](const store_internal::DirEntry& e) {
+            int c = CompareJoined(rel_dir, name_of(e), e.is_dir, after);
+            return !(c > 0 || (e.is_dir && c == 0));
+          });
+      // The directory just before may hold start_after itself: its later keys still count.
+      if (kept != begin) {
+        const store_internal::DirEntry& prev = *(kept - 1);
+        size_t full = rel_dir.size() + prev.sort_name.size();
+        if (prev.is_dir && after.size() > full &&
+            CompareJoined(rel_dir, name_of(prev), true, after.substr(0, full)) == 0) {
+          --kept;
+        }
+      }
+      begin = kept;
+    }
+    for (auto it = begin; it != entries.end() && out_.size() < want_; ++it) {
+      std::string_view name = name_of(*it);
+      if (name.substr(0, name_prefix.size()) != name_prefix) break;
+      std::string full = rel_dir + it->sort_name;
+      if (it->is_dir) {
+        QV_RETURN_IF_ERROR(Walk(full, ""));
+        continue;
+      }
+      struct stat st;
+      std::string path = dir_path + "/" + std::string(name);
+      if (::lstat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) continue;  // deleted since it was listed
+        return StatusFromErrno(errno, "stat " + path);
+      }
+      if (!S_ISREG(st.st_mode)) continue;
+      out_.push_back(MetaOf(std::move(full), st));
+    }
+    return Status::OK();
   }
 
   Status WalkOnce(const std::string& rel_dir, std::string_view name_prefix, size_t need,
@@ -419,6 +509,7 @@ class ListWalker {
   const std::string& root_;
   const ListOptions& options_;
   size_t want_;
+  store_internal::DirListingCache* cache_;
   std::vector<ObjectMeta> out_;
 };
 
@@ -431,7 +522,7 @@ Result<ListPage> LocalObjectStore::List(const ListOptions& options) {
   std::string rel_dir = slash == std::string::npos ? "" : options.prefix.substr(0, slash + 1);
   std::string name_prefix =
       slash == std::string::npos ? options.prefix : options.prefix.substr(slash + 1);
-  ListWalker walker(root_, options);
+  ListWalker walker(root_, options, dir_cache_.get());
   QV_RETURN_IF_ERROR(walker.Walk(rel_dir, name_prefix));
   return walker.TakePage();
 }

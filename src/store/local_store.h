@@ -40,15 +40,22 @@
 #include "store/object_store.h"
 
 namespace quiver {
+namespace store_internal {
+class DirListingCache;
+}
 
 struct LocalStoreOptions {
   bool create_if_missing = true;      // create the root directory if it does not exist
   const Clock* clock = nullptr;       // stamps mtimes; Clock::Real() when null
   SyncPoints* sync_points = nullptr;  // store_points::* during Put
+  // Keep listed directories sorted in memory, kept valid by inotify (changes by any process on
+  // this machine are seen; a root shared across machines must turn this off).
+  bool cache_listings = true;
 };
 
 class LocalObjectStore final : public ObjectStore {
  public:
+  ~LocalObjectStore() override;
   // Opens (creating if allowed) the store rooted at directory `root` (absolute or relative to the
   // working directory). InvalidInput if `root` exists and is not a directory.
   static Result<std::shared_ptr<LocalObjectStore>> Open(const std::string& root,
@@ -83,6 +90,7 @@ class LocalObjectStore final : public ObjectStore {
   std::string tmp_dir_;
   std::string lock_dir_;
   LocalStoreOptions options_;
+  std::unique_ptr<store_internal::DirListingCache> dir_cache_;  // null: read directories
 };
 
 }  // namespace quiver

@@ -170,9 +170,51 @@ TEST(LocalStoreDurabilityTest, NonDurablePutsKeepTheirSemantics) {
 // Pages of a listing over nested directories, including empty ones (which hold no keys) and
 // directories far larger than a page, equal the matching slice of all keys in byte order, for
 // every start_after and limit.
-TEST(LocalStoreListTest, PagesMatchTheSortedKeysWithEmptyAndLargeDirectories) {
+class LocalStoreListTest : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(CachedAndNot, LocalStoreListTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? "cached" : "uncached";
+                         });
+
+// Writes by other processes (here: plain file calls) show up in the very next listing, with or
+// without the inotify-kept listing cache.
+TEST_P(LocalStoreListTest, ChangesMadeOutsideTheStoreAreListedAtOnce) {
   TempDir dir;
-  auto store = MustOpen(dir.path());
+  LocalStoreOptions o;
+  o.cache_listings = GetParam();
+  auto store = MustOpen(dir.path(), o);
+  ASSERT_TRUE(store->Put("d/a", "1").ok());
+  auto keys = [&] {
+    std::vector<std::string> out;
+    auto all = store->ListAll("d/");
+    EXPECT_TRUE(all.ok());
+    if (all.ok()) {
+      for (const ObjectMeta& m : *all) out.push_back(m.key);
+    }
+    return out;
+  };
+  EXPECT_EQ(keys(), (std::vector<std::string>{"d/a"}));
+  for (int i = 0; i < 50; ++i) {
+    std::string name = "b" + std::to_string(i);
+    int fd = ::open((dir.path() + "/d/" + name).c_str(), O_WRONLY | O_CREAT, 0644);
+    ASSERT_GE(fd, 0);
+    ::close(fd);
+    auto listed = keys();
+    EXPECT_NE(std::find(listed.begin(), listed.end(), "d/" + name), listed.end()) << i;
+    ASSERT_EQ(::unlink((dir.path() + "/d/" + name).c_str()), 0);
+    listed = keys();
+    EXPECT_EQ(std::find(listed.begin(), listed.end(), "d/" + name), listed.end()) << i;
+  }
+  ASSERT_EQ(::mkdir((dir.path() + "/d/sub").c_str(), 0755), 0);
+  ASSERT_EQ(::rename((dir.path() + "/d/a").c_str(), (dir.path() + "/d/sub/a").c_str()), 0);
+  EXPECT_EQ(keys(), (std::vector<std::string>{"d/sub/a"}));
+}
+
+TEST_P(LocalStoreListTest, PagesMatchTheSortedKeysWithEmptyAndLargeDirectories) {
+  TempDir dir;
+  LocalStoreOptions o;
+  o.cache_listings = GetParam();
+  auto store = MustOpen(dir.path(), o);
   std::mt19937 rng(42);
   std::vector<std::string> keys;
   const char* parts[] = {"a", "a-b", "a.b", "ab", "b", "@61", "@6162", "z"};
