@@ -17,6 +17,7 @@
 
 #include "common/ids.h"
 #include "store/internal/dir_cache.h"
+#include "store/internal/dir_syncer.h"
 #include "store/internal/posix_io.h"
 #include "store/key.h"
 
@@ -82,6 +83,7 @@ LocalObjectStore::LocalObjectStore(std::string root, LocalStoreOptions options)
       options_(options) {
   if (options_.clock == nullptr) options_.clock = Clock::Real();
   if (options_.cache_listings) dir_cache_ = store_internal::DirListingCache::Create();
+  dir_syncer_ = std::make_unique<store_internal::DirSyncer>();
 }
 
 LocalObjectStore::~LocalObjectStore() = default;
@@ -272,7 +274,8 @@ Result<ObjectMeta> LocalObjectStore::Put(std::string_view key, std::string_view 
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) return StatusFromErrno(errno, "stat of " + final_path);
   fd.reset();
-  if (durable) QV_RETURN_IF_ERROR(FsyncDir(parent));
+  // Concurrent puts into one directory share a directory fsync that starts after all of them.
+  if (durable) QV_RETURN_IF_ERROR(dir_syncer_->Sync(parent));
   QV_SYNC_POINT(sp, store_points::kPutDone);
   return MetaOf(std::string(key), st);
 }
@@ -285,7 +288,7 @@ Status LocalObjectStore::Delete(std::string_view key) {
     if (errno == ENOENT || errno == ENOTDIR || errno == EISDIR) return Status::OK();
     return StatusFromErrno(errno, fmt::format("deleting {}", path));
   }
-  return FsyncDir(ParentDir(path));
+  return dir_syncer_->Sync(ParentDir(path));
 }
 
 namespace {

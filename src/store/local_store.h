@@ -42,7 +42,8 @@
 namespace quiver {
 namespace store_internal {
 class DirListingCache;
-}
+class DirSyncer;
+}  // namespace store_internal
 
 struct LocalStoreOptions {
   bool create_if_missing = true;      // create the root directory if it does not exist
@@ -91,6 +92,7 @@ class LocalObjectStore final : public ObjectStore {
   std::string lock_dir_;
   LocalStoreOptions options_;
   std::unique_ptr<store_internal::DirListingCache> dir_cache_;  // null: read directories
+  std::unique_ptr<store_internal::DirSyncer> dir_syncer_;       // shares concurrent dir fsyncs
 };
 
 }  // namespace quiver

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <random>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -251,6 +253,41 @@ TEST_P(LocalStoreListTest, PagesMatchTheSortedKeysWithEmptyAndLargeDirectories) 
           << "after='" << after << "' limit=" << limit;
     }
   }
+}
+
+}  // namespace
+}  // namespace quiver
+
+namespace quiver {
+namespace {
+
+// Many writers of one directory share directory fsyncs: every put still returns only when a
+// fsync that started after it finished, and all of them are listed afterwards.
+TEST(LocalStoreDurabilityTest, ConcurrentPutsIntoOneDirectoryAllLand) {
+  TempDir dir;
+  auto store = MustOpen(dir.path());
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 100;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        auto put = store->Put("shared/" + std::to_string(t) + "-" + std::to_string(i), "x",
+                              PutOptions::CreateOnly());
+        if (!put.ok()) failures.fetch_add(1);
+        if (i % 10 == 0 &&
+            !store->Delete("shared/" + std::to_string(t) + "-" + std::to_string(i)).ok()) {
+          failures.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  auto all = store->ListAll("shared/");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), static_cast<size_t>(kThreads * kPerThread * 9 / 10));
 }
 
 }  // namespace

@@ -49,8 +49,8 @@ class DirListingCache {
   struct Cached {
     uint64_t id = 0;  // unique per watch, so a re-added watch is never mistaken for the old one
     int wd = -1;
-    DirListing listing;     // null: must be read
-    uint64_t changes = 0;   // events seen for this directory
+    DirListing listing;    // null: must be read
+    uint64_t changes = 0;  // events seen for this directory
   };
   std::mutex mu_;
   const int fd_;

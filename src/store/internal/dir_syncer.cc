@@ -1,0 +1,37 @@
+#include "store/internal/dir_syncer.h"
+
+#include "store/internal/posix_io.h"
+
+namespace quiver::store_internal {
+
+Status DirSyncer::Sync(const std::string& dir) {
+  std::unique_lock<std::mutex> lock(mu_);
+  State& state = dirs_[dir];
+  ++state.users;
+  const uint64_t ticket = ++state.requested;
+  Status result;
+  while (true) {
+    if (state.completed >= ticket) {
+      result = state.last;
+      break;
+    }
+    if (!state.running) {
+      // Lead: this fsync starts after every ticket handed out so far, so it covers them all.
+      state.running = true;
+      const uint64_t covering = state.requested;
+      lock.unlock();
+      Status synced = FsyncDir(dir);
+      lock.lock();
+      state.running = false;
+      state.last = synced;
+      if (covering > state.completed) state.completed = covering;
+      cv_.notify_all();
+      continue;
+    }
+    cv_.wait(lock);
+  }
+  if (--state.users == 0) dirs_.erase(dir);
+  return result;
+}
+
+}  // namespace quiver::store_internal
