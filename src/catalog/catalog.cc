@@ -145,6 +145,12 @@ void Catalog::Log(std::string_view action, std::string_view kind, const ObjectId
   registry_->AppendLogAsync(std::move(extra));
 }
 
+bool Catalog::HasLiveDropMark(const json& body) const {
+  auto it = body.find("dropping_since");
+  return it != body.end() && it->is_number_integer() &&
+         clock()->NowNanos() - it->get<int64_t>() < kDroppingMarkerTtlNanos;
+}
+
 Status Catalog::CheckNamespaceLive(const ObjectId& ns, std::string_view purpose) {
   if (ns.empty()) return Status::OK();
   auto record = registry_->Get(RecordKind::kNamespace, ns);
@@ -154,9 +160,7 @@ Status Catalog::CheckNamespaceLive(const ObjectId& ns, std::string_view purpose)
                  fmt::format("namespace '{}' does not exist; create it (CreateNamespace) before {}",
                              JoinId(ns), purpose));
   }
-  auto it = record->body.find("dropping_since");
-  if (it != record->body.end() && it->is_number_integer() &&
-      clock()->NowNanos() - it->get<int64_t>() < kDroppingMarkerTtlNanos) {
+  if (HasLiveDropMark(record->body)) {
     return Status(StatusCode::kConcurrentModification,
                   fmt::format("namespace '{}' is being dropped", JoinId(ns)), Subcode::kNone, true);
   }
@@ -307,9 +311,7 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
 
   // Mark first: a create that lands in this namespace after the mark sees it on its re-check
   // and withdraws; one that landed before is found by the emptiness check or the cascade.
-  auto live_mark = record->body.find("dropping_since");
-  if (live_mark != record->body.end() && live_mark->is_number_integer() &&
-      clock()->NowNanos() - live_mark->get<int64_t>() < kDroppingMarkerTtlNanos) {
+  if (HasLiveDropMark(record->body)) {
     return Status(StatusCode::kConcurrentModification,
                   fmt::format("namespace '{}' is being dropped by another request", JoinId(id)),
                   Subcode::kNone, true);

@@ -159,6 +159,9 @@ class Catalog {
 
   const Clock* clock() const { return options_.clock; }
   std::string Now() const;
+  // A namespace record marked as being dropped, less than the marker's lifetime ago (an older
+  // mark is a crashed drop's leftover).
+  bool HasLiveDropMark(const nlohmann::json& body) const;
   // NamespaceNotFound unless `ns` is the root or an existing namespace not being dropped.
   Status CheckNamespaceLive(const ObjectId& ns, std::string_view purpose);
   Result<TableInfo> TableFromRecord(const ObjectId& id, const nlohmann::json& body) const;

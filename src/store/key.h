@@ -16,6 +16,8 @@ namespace quiver {
 inline constexpr size_t kMaxKeyBytes = 1024;
 inline constexpr size_t kMaxSegmentBytes = 255;
 inline constexpr std::string_view kReservedSegment = ".qv-store";
+// Inside the reserved area: where local puts stage their bytes before publishing them.
+inline constexpr std::string_view kTempSubdir = "tmp";
 
 Status ValidateKey(std::string_view key);
 Status ValidateListPrefix(std::string_view prefix);

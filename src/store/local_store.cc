@@ -78,7 +78,7 @@ class LocalObjectStore::KeyLock {
 
 LocalObjectStore::LocalObjectStore(std::string root, LocalStoreOptions options)
     : root_(std::move(root)),
-      tmp_dir_(root_ + "/" + std::string(kReservedSegment) + "/tmp"),
+      tmp_dir_(root_ + "/" + std::string(kReservedSegment) + "/" + std::string(kTempSubdir)),
       lock_dir_(root_ + "/" + std::string(kReservedSegment) + "/locks"),
       options_(options) {
   if (options_.clock == nullptr) options_.clock = Clock::Real();

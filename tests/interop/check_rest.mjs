@@ -1,6 +1,6 @@
 // End to end: `quiver serve` as the catalog of the real LanceDB 0.31 REST namespace client
 // (`connectNamespace("rest", {uri})`). Every user workflow of
-// /work/shared/reference/lancedb-rest-trace.md §4 is run and its data read back: namespaces
+// ../shared/reference/lancedb-rest-trace.md §4 is run and its data read back: namespaces
 // (nested, properties, paging, modes, errors), table create/open/append/overwrite, queries,
 // vector and full-text search, indices, versions, tags, branches, update/delete/merge-insert,
 // schema changes, optimize/stats/restore, table listing with paging, rename, drop, drop-all and
@@ -19,7 +19,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { lancedb, arrow } from "./lib.mjs";
+import { lancedb, arrow, mulberry32, idTextVectorTable } from "./lib.mjs";
 import { parseArgs, createReport, scratch, startQuiverServe, stopQuiverServe, stoppedCleanly, finishScratch } from "./checks.mjs";
 
 const USAGE = "node check_rest.mjs <quiver binary> <fixtures dir> <default|managed>";
@@ -60,15 +60,6 @@ function schemaOf(dim = DIM) {
   ]);
 }
 
-function mulberry32(a) {
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 // The vector of row `id`: `dim` pseudo-random floats in [0,1), a function of (id, dim) only.
 function vecOf(id, dim = DIM) {
   const rnd = mulberry32(id * 7919 + dim);
@@ -83,17 +74,7 @@ function rows(ids, { dim = DIM, text = textOf } = {}) {
   const idArr = new BigInt64Array(ids.map((i) => BigInt(i)));
   const vec = new Float32Array(n * dim);
   ids.forEach((id, i) => vec.set(vecOf(id, dim), i * dim));
-  const idData = arrow.makeData({ type: new arrow.Int64(), length: n, nullCount: 0, data: idArr });
-  const textData = arrow.vectorFromArray(ids.map(text), new arrow.Utf8()).data[0];
-  const child = arrow.makeData({ type: new arrow.Float32(), length: n * dim, nullCount: 0, data: vec });
-  const vecData = arrow.makeData({ type: vectorType(dim), length: n, nullCount: 0, child });
-  const struct = arrow.makeData({
-    type: new arrow.Struct(schema.fields),
-    length: n,
-    nullCount: 0,
-    children: [idData, textData, vecData],
-  });
-  return new arrow.Table([new arrow.RecordBatch(schema, struct)]);
+  return idTextVectorTable(schema, idArr, ids.map(text), vec);
 }
 const range = (a, b) => Array.from({ length: b - a }, (_, i) => a + i);
 

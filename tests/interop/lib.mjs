@@ -335,3 +335,35 @@ export async function connectToDataset(uri) {
 export function bigintReplacer(_k, v) {
   return typeof v === "bigint" ? v.toString() : v;
 }
+
+// A deterministic PRNG (mulberry32): returns a function yielding floats in [0, 1) from `seed`.
+export function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// An Arrow table of `schema` = (id Int64, a Utf8 column, a FixedSizeList<Float32> vector):
+// `ids` a BigInt64Array, `texts` strings, `vec` a Float32Array of ids.length * list size floats.
+export function idTextVectorTable(schema, ids, texts, vec) {
+  const n = ids.length;
+  const vectorType = schema.fields[2].type;
+  const idData = arrow.makeData({ type: new arrow.Int64(), length: n, nullCount: 0, data: ids });
+  const textData = arrow.vectorFromArray(texts, new arrow.Utf8()).data[0];
+  const child = arrow.makeData({
+    type: new arrow.Float32(), length: n * vectorType.listSize, nullCount: 0, data: vec });
+  const vecData = arrow.makeData({ type: vectorType, length: n, nullCount: 0, child });
+  const struct = arrow.makeData({
+    type: new arrow.Struct(schema.fields),
+    length: n,
+    nullCount: 0,
+    children: [idData, textData, vecData],
+  });
+  return new arrow.Table([new arrow.RecordBatch(schema, struct)]);
+}
+

@@ -18,6 +18,8 @@ import {
   describeTable,
   describeOnDisk,
   bigintReplacer,
+  mulberry32,
+  idTextVectorTable,
 } from "./lib.mjs";
 
 const DIM = 8;
@@ -25,16 +27,6 @@ const DIM = 8;
 // ---------------------------------------------------------------------------------------------
 // Deterministic data
 
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VECTOR_TYPE = new arrow.FixedSizeList(DIM, new arrow.Field("item", new arrow.Float32(), true));
 const SCHEMA = new arrow.Schema([
@@ -55,17 +47,7 @@ function rows(start, n, seed = 1) {
     names[i] = `name-${start + i}`;
     for (let j = 0; j < DIM; j++) vec[i * DIM + j] = rnd();
   }
-  const idData = arrow.makeData({ type: new arrow.Int64(), length: n, nullCount: 0, data: ids });
-  const nameData = arrow.vectorFromArray(names, new arrow.Utf8()).data[0];
-  const childData = arrow.makeData({ type: new arrow.Float32(), length: n * DIM, nullCount: 0, data: vec });
-  const vecData = arrow.makeData({ type: VECTOR_TYPE, length: n, nullCount: 0, child: childData });
-  const structData = arrow.makeData({
-    type: new arrow.Struct(SCHEMA.fields),
-    length: n,
-    nullCount: 0,
-    children: [idData, nameData, vecData],
-  });
-  return new arrow.Table([new arrow.RecordBatch(SCHEMA, structData)]);
+  return idTextVectorTable(SCHEMA, ids, names, vec);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "common/clock.h"
@@ -135,7 +136,7 @@ TEST(LocalStoreTest, SweepKeepsYoungTempFiles) {
   options.clock = &clock;
   auto store = MustOpen(dir.path(), options);
   ASSERT_TRUE(store->Put("seed", "x").ok());  // creates the reserved area
-  std::string tmp = dir.path() + "/" + std::string(kReservedSegment) + "/tmp/leftover";
+  std::string tmp = fmt::format("{}/{}/{}/leftover", dir.path(), kReservedSegment, kTempSubdir);
   int fd = ::open(tmp.c_str(), O_CREAT | O_WRONLY, 0644);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::write(fd, "12345", 5), 5);

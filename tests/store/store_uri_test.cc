@@ -46,15 +46,15 @@ TEST(StoreUriTest, RejectsUnknownSchemesAndMalformedUris) {
 
 TEST(StoreUriTest, OpensLocalStoresFromPathsAndFileUris) {
   TempDir dir;
-  auto by_path = OpenStore(dir.path() + "/root");
+  auto by_path = OpenStore(dir.path() + "/data");
   ASSERT_TRUE(by_path.ok()) << by_path.status().ToString();
   ASSERT_TRUE((*by_path)->Put("k", "v").ok());
-  auto by_uri = OpenStore("file://" + dir.path() + "/root");
+  auto by_uri = OpenStore("file://" + dir.path() + "/data");
   ASSERT_TRUE(by_uri.ok());
   EXPECT_EQ((*by_uri)->Get("k")->data, "v");
-  EXPECT_EQ((*by_uri)->Describe(), "local:" + dir.path() + "/root");
-  EXPECT_EQ((*by_uri)->ExternalPath(""), dir.path() + "/root");
-  EXPECT_EQ((*by_uri)->ExternalPath("a/b"), dir.path() + "/root/a/b");
+  EXPECT_EQ((*by_uri)->Describe(), "local:" + dir.path() + "/data");
+  EXPECT_EQ((*by_uri)->ExternalPath(""), dir.path() + "/data");
+  EXPECT_EQ((*by_uri)->ExternalPath("a/b"), dir.path() + "/data/a/b");
 }
 
 TEST(StoreUriTest, RelativePathsResolveAgainstTheWorkingDirectory) {
