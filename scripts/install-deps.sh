@@ -10,7 +10,7 @@ PACKAGES=(
   # sanitizer runtimes (gcc's ASan/UBSan/TSan); clang + its runtimes for the libFuzzer targets
   libasan8 libubsan1 libtsan2 clang libclang-rt-14-dev
   # libraries
-  libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libboost-dev
+  libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libboost-dev libssl-dev
   protobuf-compiler libprotobuf-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -9,6 +9,7 @@
 #include "common/logging.h"
 #include "store/key.h"
 #include "store/prefix_store.h"
+#include "store/store_uri.h"
 #include "table/versions.h"
 
 namespace quiver::catalog {
@@ -25,7 +26,7 @@ constexpr int64_t kDroppingMarkerTtlNanos = 300LL * 1'000'000'000;
 Status Error(StatusCode code, std::string message) { return Status(code, std::move(message)); }
 
 std::string NamespaceName(const ObjectId& ns) {
-  return ns.empty() ? "the root namespace" : fmt::format("namespace '{}'", JoinId(ns));
+  return ns.size() <= 1 ? "the root namespace" : fmt::format("namespace '{}'", DisplayId(ns));
 }
 
 json IdJson(const ObjectId& id) { return json(id); }
@@ -120,7 +121,9 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(std::shared_ptr<ObjectStore> root
                                                const CatalogOptions& options) {
   QV_ASSIGN_OR_RETURN(std::unique_ptr<Registry> registry,
                       Registry::Open(std::move(root), options.clock));
-  return std::unique_ptr<Catalog>(new Catalog(std::move(registry), options));
+  std::unique_ptr<Catalog> catalog(new Catalog(std::move(registry), options));
+  if (options.ensure_defaults) QV_RETURN_IF_ERROR(catalog->EnsureDefaults(Actor{}));
+  return catalog;
 }
 
 std::string Catalog::Now() const { return FormatIso8601Millis(clock()->NowNanos()); }
@@ -136,9 +139,11 @@ void Catalog::Log(std::string_view action, std::string_view kind, const ObjectId
   extra["action"] = action;
   extra["kind"] = kind;
   extra["object"] = IdJson(id);
+  if (!id.empty()) extra["project"] = id.front();
   extra["actor"] = actor.principal;
   if (!actor.request_id.empty()) extra["request_id"] = actor.request_id;
   extra["outcome"] = "ok";
+  if (observer_ != nullptr) observer_->OnEvent(extra);
   // The mutation is durable already; its event is written behind the response (in order,
   // group-committed). A crash in between loses the event, never the mutation, exactly as if
   // the process had died right before appending it.
@@ -152,17 +157,25 @@ bool Catalog::HasLiveDropMark(const json& body) const {
 }
 
 Status Catalog::CheckNamespaceLive(const ObjectId& ns, std::string_view purpose) {
-  if (ns.empty()) return Status::OK();
+  if (ns.empty()) return Status::InvalidInput("an object outside every project");
   auto record = registry_->Get(RecordKind::kNamespace, ns);
   if (!record.ok()) {
     if (!record.status().IsNotFound()) return record.status();
+    if (ns.size() == 1) {
+      return Error(
+          StatusCode::kNamespaceNotFound,
+          fmt::format("project '{}' does not exist; create it (POST /v1/projects) before {}",
+                      ns.front(), purpose));
+    }
     return Error(StatusCode::kNamespaceNotFound,
                  fmt::format("namespace '{}' does not exist; create it (CreateNamespace) before {}",
-                             JoinId(ns), purpose));
+                             DisplayId(ns), purpose));
   }
   if (HasLiveDropMark(record->body)) {
     return Status(StatusCode::kConcurrentModification,
-                  fmt::format("namespace '{}' is being dropped", JoinId(ns)), Subcode::kNone, true);
+                  fmt::format("{} is being {}", ns.size() == 1 ? "the project" : NamespaceName(ns),
+                              ns.size() == 1 ? "deleted" : "dropped"),
+                  Subcode::kNone, true);
   }
   return Status::OK();
 }
@@ -172,6 +185,8 @@ Result<NamespaceInfo> Catalog::NamespaceFromRecord(const ObjectId& id, const jso
   info.id = id;
   info.properties = PropertiesFromJson(body);
   info.created_at = body.value("created_at", "");
+  info.warehouse = body.value("warehouse", "");
+  info.grants = body.value("grants", json::array());
   return info;
 }
 
@@ -180,9 +195,12 @@ Result<TableInfo> Catalog::TableFromRecord(const ObjectId& id, const json& body)
   info.id = id;
   auto loc = body.find("location");
   if (loc == body.end() || !loc->is_string() || loc->get<std::string>().empty()) {
-    return Status::Corruption(fmt::format("table record of '{}' has no location", JoinId(id)));
+    return Status::Corruption(fmt::format("table record of '{}' has no location", DisplayId(id)));
   }
   info.location = loc->get<std::string>();
+  info.warehouse = body.value("warehouse", "");
+  info.root = body.value("root", "");
+  info.grants = body.value("grants", json::array());
   info.properties = PropertiesFromJson(body);
   info.declared = body.value("declared", false);
   info.managed_versioning = body.value("managed_versioning", false) || ManagedFor(info.properties);
@@ -194,19 +212,41 @@ Result<TableInfo> Catalog::TableFromRecord(const ObjectId& id, const json& body)
 
 Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mode,
                                                const Properties& properties, const Actor& actor) {
-  if (id.empty()) {
-    if (mode == CreateMode::kExistOk) return NamespaceInfo{};
+  QV_RETURN_IF_ERROR(ValidateScopedId(id, "namespace", true));
+  if (id.size() == 1) {
+    if (mode == CreateMode::kExistOk) return DescribeNamespace(id);
     return Error(StatusCode::kNamespaceAlreadyExists, "the root namespace always exists");
   }
-  QV_RETURN_IF_ERROR(ValidateId(id, "namespace", false));
   ObjectId parent = ParentOf(id);
   QV_RETURN_IF_ERROR(CheckNamespaceLive(parent, "creating namespaces in it"));
+  // A top-level namespace lives in a warehouse: the one its properties name, else the
+  // project's default. The choice is recorded, not kept as a property.
+  Properties stored = properties;
+  std::string warehouse;
+  if (id.size() == 2) {
+    auto named = stored.find(std::string(kWarehouseProperty));
+    WarehouseInfo wh;
+    if (named != stored.end()) {
+      QV_ASSIGN_OR_RETURN(wh, DescribeWarehouse(id.front(), named->second));
+      stored.erase(named);
+    } else {
+      QV_ASSIGN_OR_RETURN(wh, DefaultWarehouse(id.front()));
+    }
+    if (!wh.active) {
+      return Error(StatusCode::kPermissionDenied,
+                   fmt::format("warehouse '{}' is deactivated", wh.name));
+    }
+    warehouse = wh.name;
+  } else if (stored.count(std::string(kWarehouseProperty))) {
+    return Status::InvalidInput(
+        "only a top-level namespace names its warehouse (nested namespaces use their parent's)");
+  }
 
   auto existing = registry_->Get(RecordKind::kNamespace, id);
   if (existing.ok()) {
     if (mode == CreateMode::kCreate) {
       return Error(StatusCode::kNamespaceAlreadyExists,
-                   fmt::format("namespace '{}' already exists", JoinId(id)));
+                   fmt::format("namespace '{}' already exists", DisplayId(id)));
     }
     if (mode == CreateMode::kExistOk) return NamespaceFromRecord(id, existing->body);
     // Overwrite: "drop and recreate empty", allowed only when there is nothing to drop.
@@ -216,16 +256,16 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
       return Error(StatusCode::kNamespaceNotEmpty,
                    fmt::format("namespace '{}' is not empty; Overwrite only replaces an empty "
                                "namespace (drop it with behavior Cascade first)",
-                               JoinId(id)));
+                               DisplayId(id)));
     }
     json body = existing->body;
-    body["properties"] = properties;
+    body["properties"] = stored;
     body.erase("dropping_since");
     auto replaced = registry_->Replace(RecordKind::kNamespace, id, body, existing->etag);
     if (!replaced.ok()) {
       if (replaced.status().IsConflict()) {
         return Status(StatusCode::kConcurrentModification,
-                      fmt::format("namespace '{}' changed concurrently", JoinId(id)),
+                      fmt::format("namespace '{}' changed concurrently", DisplayId(id)),
                       Subcode::kNone, true);
       }
       return replaced.status();
@@ -243,14 +283,18 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
   }
   QV_RETURN_IF_ERROR(err);
 
-  json body = {
-      {"kind", "namespace"}, {"id", IdJson(id)}, {"properties", properties}, {"created_at", Now()}};
+  json body = {{"kind", "namespace"},
+               {"id", IdJson(id)},
+               {"properties", stored},
+               {"created_at", Now()},
+               {"grants", OwnerGrants(actor, "owner")}};
+  if (!warehouse.empty()) body["warehouse"] = warehouse;
   auto created = registry_->Create(RecordKind::kNamespace, id, body);
   if (!created.ok()) {
     if (!created.status().IsAlreadyExists()) return created.status();
     if (mode == CreateMode::kCreate) {
       return Error(StatusCode::kNamespaceAlreadyExists,
-                   fmt::format("namespace '{}' already exists", JoinId(id)));
+                   fmt::format("namespace '{}' already exists", DisplayId(id)));
     }
     QV_ASSIGN_OR_RETURN(Record now, registry_->Get(RecordKind::kNamespace, id));
     return NamespaceFromRecord(id, now.body);
@@ -261,25 +305,40 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
     live = Error(StatusCode::kNamespaceAlreadyExists,
                  fmt::format("a table named '{}' was created concurrently", LeafOf(id)));
   }
+  if (live.ok() && !warehouse.empty()) {
+    // A warehouse delete marks the warehouse before it looks for namespaces in it.
+    auto wh = registry_->Get(RecordKind::kWarehouse, {id.front(), warehouse});
+    if (!wh.ok() || HasLiveDropMark(wh->body)) {
+      live =
+          Status(StatusCode::kConcurrentModification,
+                 fmt::format("warehouse '{}' is being deleted", warehouse), Subcode::kNone, true);
+    }
+  }
   if (!live.ok()) {
     (void)registry_->Delete(RecordKind::kNamespace, id, *created);
     return live;
   }
-  Log("create_namespace", "namespace", id, actor);
+  json extra = {{"grants", body["grants"]}};
+  if (!warehouse.empty()) extra["warehouse"] = warehouse;
+  Log("create_namespace", "namespace", id, actor, std::move(extra));
   return NamespaceFromRecord(id, body);
 }
 
 Result<NamespaceInfo> Catalog::DescribeNamespace(const ObjectId& id) {
-  if (id.empty()) return NamespaceInfo{};
-  QV_RETURN_IF_ERROR(ValidateId(id, "namespace", false));
+  QV_RETURN_IF_ERROR(ValidateScopedId(id, "namespace", true));
   auto record = registry_->Get(RecordKind::kNamespace, id);
   if (!record.ok()) {
+    if (record.status().IsNotFound() && id.size() == 1) {
+      return Error(StatusCode::kNamespaceNotFound,
+                   fmt::format("project '{}' does not exist", id.front()));
+    }
     if (record.status().IsNotFound()) {
       return Error(StatusCode::kNamespaceNotFound,
-                   fmt::format("namespace '{}' does not exist", JoinId(id)));
+                   fmt::format("namespace '{}' does not exist", DisplayId(id)));
     }
     return record.status();
   }
+  if (id.size() == 1) return NamespaceInfo{id, {}, record->body.value("created_at", ""), "", {}};
   return NamespaceFromRecord(id, record->body);
 }
 
@@ -298,14 +357,14 @@ Result<NameList> Catalog::ListNamespaces(const ObjectId& parent, const std::stri
 Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
                                                             const DropNamespaceOptions& options,
                                                             const Actor& actor) {
-  if (id.empty()) return Status::InvalidInput("the root namespace cannot be dropped");
-  QV_RETURN_IF_ERROR(ValidateId(id, "namespace", false));
+  QV_RETURN_IF_ERROR(ValidateScopedId(id, "namespace", true));
+  if (id.size() == 1) return Status::InvalidInput("the root namespace cannot be dropped");
   auto record = registry_->Get(RecordKind::kNamespace, id);
   if (!record.ok()) {
     if (!record.status().IsNotFound()) return record.status();
     if (options.skip_missing) return std::optional<NamespaceInfo>();
     return Error(StatusCode::kNamespaceNotFound,
-                 fmt::format("namespace '{}' does not exist", JoinId(id)));
+                 fmt::format("namespace '{}' does not exist", DisplayId(id)));
   }
   QV_ASSIGN_OR_RETURN(NamespaceInfo info, NamespaceFromRecord(id, record->body));
 
@@ -313,7 +372,7 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
   // and withdraws; one that landed before is found by the emptiness check or the cascade.
   if (HasLiveDropMark(record->body)) {
     return Status(StatusCode::kConcurrentModification,
-                  fmt::format("namespace '{}' is being dropped by another request", JoinId(id)),
+                  fmt::format("namespace '{}' is being dropped by another request", DisplayId(id)),
                   Subcode::kNone, true);
   }
   json marked = record->body;
@@ -323,8 +382,8 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
   if (!marked_etag.ok()) {
     if (marked_etag.status().IsConflict()) {
       return Status(StatusCode::kConcurrentModification,
-                    fmt::format("namespace '{}' changed concurrently", JoinId(id)), Subcode::kNone,
-                    true);
+                    fmt::format("namespace '{}' changed concurrently", DisplayId(id)),
+                    Subcode::kNone, true);
     }
     return marked_etag.status();
   }
@@ -360,7 +419,7 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
       return unmark(Error(StatusCode::kNamespaceNotEmpty,
                           fmt::format("namespace '{}' is not empty (it holds {}); drop those first "
                                       "or use behavior Cascade",
-                                      JoinId(id), fmt::join(parts, " and "))));
+                                      DisplayId(id), fmt::join(parts, " and "))));
     }
   } else {
     Status dropped = DropNamespaceContents(id, actor);
@@ -370,7 +429,7 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
   if (!deleted.ok()) {
     if (deleted.IsNotFound() || deleted.IsConflict()) {
       return Status(StatusCode::kConcurrentModification,
-                    fmt::format("namespace '{}' changed while it was being dropped", JoinId(id)),
+                    fmt::format("namespace '{}' changed while it was being dropped", DisplayId(id)),
                     Subcode::kNone, true);
     }
     return unmark(deleted);
@@ -416,17 +475,17 @@ Status Catalog::DropNamespaceContents(const ObjectId& id, const Actor& actor) {
 // --- tables ----------------------------------------------------------------------------------
 
 Result<Record> Catalog::GetActiveTableRecord(const ObjectId& id) {
-  QV_RETURN_IF_ERROR(ValidateId(id, "table", false));
+  QV_RETURN_IF_ERROR(ValidateScopedId(id, "table", false));
   auto record = registry_->Get(RecordKind::kTable, id);
   if (record.ok() && record->body.value("state", "active") == "active") return record;
   if (!record.ok() && !record.status().IsNotFound()) return record.status();
   ObjectId ns = ParentOf(id);
-  if (!ns.empty()) {
+  if (ns.size() > 1) {
     Status err;
     if (!registry_->Exists(RecordKind::kNamespace, ns, &err)) {
       QV_RETURN_IF_ERROR(err);
       return Error(StatusCode::kNamespaceNotFound,
-                   fmt::format("namespace '{}' does not exist", JoinId(ns)));
+                   fmt::format("namespace '{}' does not exist", DisplayId(ns)));
     }
   }
   return Error(StatusCode::kTableNotFound,
@@ -440,7 +499,7 @@ Result<TableInfo> Catalog::GetTable(const ObjectId& id) {
 
 Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& properties,
                                         const Actor& actor) {
-  QV_RETURN_IF_ERROR(ValidateId(id, "table", false));
+  QV_RETURN_IF_ERROR(ValidateScopedId(id, "table", false));
   ObjectId ns = ParentOf(id);
   QV_RETURN_IF_ERROR(CheckNamespaceLive(ns, "declaring tables in it"));
   Status err;
@@ -455,6 +514,8 @@ Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& pr
         fmt::format("a namespace named '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
   }
   QV_RETURN_IF_ERROR(err);
+  QV_ASSIGN_OR_RETURN(WarehouseInfo wh, WarehouseForTables(ns));
+  QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, RootStore(wh.root));
 
   // A fresh location: random hex + the id, as the dir namespace names them. The create-only
   // marker proves nobody else holds it.
@@ -464,19 +525,25 @@ Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& pr
     location = RandomHex(4) + "_" + std::string(Utf8Prefix(JoinId(id, "$"), 200));
     // Not durable: a marker lost in a crash costs nothing (the record names the location), and
     // skipping its three fsyncs makes declare markedly cheaper.
-    auto marker = registry_->store().Put(location + "/" + std::string(kReservedMarker), "",
-                                         PutOptions::CreateOnly().NotDurable());
+    auto marker = root->Put(location + "/" + std::string(kReservedMarker), "",
+                            PutOptions::CreateOnly().NotDurable());
     if (marker.ok()) break;
     if (!marker.status().IsAlreadyExists() || attempt >= 4) return marker.status();
   }
-  auto drop_marker = [&] {
-    (void)registry_->store().Delete(location + "/" + std::string(kReservedMarker));
-  };
+  auto drop_marker = [&] { (void)root->Delete(location + "/" + std::string(kReservedMarker)); };
 
   bool managed = ManagedFor(properties);
-  json body = {{"kind", "table"},          {"id", IdJson(id)}, {"location", location},
-               {"properties", properties}, {"declared", true}, {"managed_versioning", managed},
-               {"created_at", Now()},      {"state", "active"}};
+  json body = {{"kind", "table"},
+               {"id", IdJson(id)},
+               {"warehouse", wh.name},
+               {"root", wh.root},
+               {"location", location},
+               {"properties", properties},
+               {"declared", true},
+               {"managed_versioning", managed},
+               {"created_at", Now()},
+               {"state", "active"},
+               {"grants", OwnerGrants(actor, "owner")}};
   auto created = registry_->Create(RecordKind::kTable, id, body);
   if (!created.ok()) {
     drop_marker();
@@ -496,22 +563,24 @@ Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& pr
     drop_marker();
     return live;
   }
-  Log("declare_table", "table", id, actor, {{"location", location}});
+  Log("declare_table", "table", id, actor, {{"location", location}, {"grants", body["grants"]}});
   return TableFromRecord(id, body);
 }
 
 Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& raw_location,
                                          CreateMode mode, const Properties& properties,
                                          const Actor& actor) {
-  QV_RETURN_IF_ERROR(ValidateId(id, "table", false));
+  QV_RETURN_IF_ERROR(ValidateScopedId(id, "table", false));
   QV_RETURN_IF_ERROR(ValidateRegisterLocation(raw_location));
   std::string location = raw_location;
   while (location.back() == '/') location.pop_back();
   ObjectId ns = ParentOf(id);
   QV_RETURN_IF_ERROR(CheckNamespaceLive(ns, "registering tables in it"));
+  QV_ASSIGN_OR_RETURN(WarehouseInfo wh, WarehouseForTables(ns));
+  QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, RootStore(wh.root));
 
-  // The location must hold a dataset.
-  QV_ASSIGN_OR_RETURN(auto store, PrefixStore::Make(registry_->store_ptr(), location));
+  // The location (relative to the warehouse's root) must hold a dataset.
+  QV_ASSIGN_OR_RETURN(auto store, PrefixStore::Make(root, location));
   auto latest = table::ResolveLatestVersion(*store);
   if (!latest.ok()) {
     if (latest.status().code() == StatusCode::kTableNotFound) {
@@ -527,8 +596,8 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
     if (mode != CreateMode::kOverwrite) {
       return Error(
           StatusCode::kTableAlreadyExists,
-          same ? fmt::format("table '{}' is already registered at '{}'", JoinId(id), location)
-               : fmt::format("table '{}' already exists (at another location)", JoinId(id)));
+          same ? fmt::format("table '{}' is already registered at '{}'", DisplayId(id), location)
+               : fmt::format("table '{}' already exists (at another location)", DisplayId(id)));
     }
   } else if (!existing.status().IsNotFound()) {
     return existing.status();
@@ -546,24 +615,35 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
   for (const ObjectId& other : all) {
     if (other == id) continue;
     auto record = registry_->Get(RecordKind::kTable, other);
-    if (record.ok() && record->body.value("location", "") == location) {
+    if (record.ok() && record->body.value("location", "") == location &&
+        record->body.value("root", "") == wh.root) {
       return Error(StatusCode::kTableAlreadyExists,
                    fmt::format("location '{}' is already registered as table '{}'", location,
-                               JoinId(other)));
+                               DisplayId(other)));
     }
   }
 
-  json body = {{"kind", "table"},      {"id", IdJson(id)},
-               {"location", location}, {"properties", properties},
-               {"declared", false},    {"managed_versioning", ManagedFor(properties)},
-               {"created_at", Now()},  {"state", "active"}};
+  json body = {
+      {"kind", "table"},
+      {"id", IdJson(id)},
+      {"warehouse", wh.name},
+      {"root", wh.root},
+      {"location", location},
+      {"properties", properties},
+      {"declared", false},
+      {"managed_versioning", ManagedFor(properties)},
+      {"created_at", Now()},
+      {"state", "active"},
+      // An overwrite re-points the name; who may use it does not change.
+      {"grants", existing.ok() ? existing->body.value("grants", OwnerGrants(actor, "owner"))
+                               : OwnerGrants(actor, "owner")}};
   Result<std::string> written =
       existing.ok() ? registry_->Replace(RecordKind::kTable, id, body, existing->etag)
                     : registry_->Create(RecordKind::kTable, id, body);
   if (!written.ok()) {
     if (written.status().IsAlreadyExists() || written.status().IsConflict()) {
       return Error(StatusCode::kTableAlreadyExists,
-                   fmt::format("table '{}' was registered concurrently", JoinId(id)));
+                   fmt::format("table '{}' was registered concurrently", DisplayId(id)));
     }
     return written.status();
   }
@@ -574,7 +654,7 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
       return live;
     }
   }
-  Log("register_table", "table", id, actor, {{"location", location}});
+  Log("register_table", "table", id, actor, {{"location", location}, {"grants", body["grants"]}});
   return TableFromRecord(id, body);
 }
 
@@ -606,7 +686,8 @@ Result<NameList> Catalog::ListTables(const ObjectId& ns, const std::string& page
   return out;
 }
 
-Result<Catalog::IdList> Catalog::ListAllTables(const std::string& page_token,
+Result<Catalog::IdList> Catalog::ListAllTables(const std::string& project,
+                                               const std::string& page_token,
                                                std::optional<size_t> limit, bool include_declared) {
   IdList out;
   if (limit && *limit == 0) return out;
@@ -614,8 +695,9 @@ Result<Catalog::IdList> Catalog::ListAllTables(const std::string& page_token,
   std::string after = page_token;
   while (true) {
     size_t want = limit ? *limit - out.ids.size() : 1000;
-    QV_ASSIGN_OR_RETURN(Registry::IdPage page, registry_->ListIds(RecordKind::kTable, after,
-                                                                  std::min<size_t>(want, 1000)));
+    QV_ASSIGN_OR_RETURN(
+        Registry::IdPage page,
+        registry_->ListIds(RecordKind::kTable, {project}, after, std::min<size_t>(want, 1000)));
     for (ObjectId& id : page.ids) {
       if (!include_declared) {
         auto table = GetTable(id);
@@ -634,11 +716,10 @@ Result<Catalog::IdList> Catalog::ListAllTables(const std::string& page_token,
   }
 }
 
-Status Catalog::DeleteLocation(const std::string& location) {
-  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> objects, registry_->store().ListAll(location + "/"));
-  for (const ObjectMeta& object : objects) {
-    QV_RETURN_IF_ERROR(registry_->store().Delete(object.key));
-  }
+Status Catalog::DeleteLocation(const std::string& root_uri, const std::string& location) {
+  QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, RootStore(root_uri));
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> objects, root->ListAll(location + "/"));
+  for (const ObjectMeta& object : objects) QV_RETURN_IF_ERROR(root->Delete(object.key));
   return Status::OK();
 }
 
@@ -648,6 +729,7 @@ Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
   QV_ASSIGN_OR_RETURN(TableInfo info, TableFromRecord(id, record.body));
   QV_ASSIGN_OR_RETURN(std::string intent, WriteIntent({{"op", "drop"},
                                                        {"id", IdJson(id)},
+                                                       {"root", info.root},
                                                        {"location", info.location},
                                                        {"delete_bytes", delete_bytes}}));
   // Retire first: of two drops (or a drop and a rename) of one table only one can do this, and
@@ -659,12 +741,12 @@ Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
   // it is interrupted.
   bool finished = registry_->Delete(RecordKind::kTable, id, retired_etag).ok();
   if (finished && delete_bytes) {
-    Status bytes = DeleteLocation(info.location);
+    Status bytes = DeleteLocation(info.root, info.location);
     if (!bytes.ok()) {
       finished = false;
       QV_LOG_WARN(
           "dropped table's files could not all be deleted; recovery will retry",
-          {{"table", JoinId(id)}, {"location", info.location}, {"error", bytes.ToString()}});
+          {{"table", DisplayId(id)}, {"location", info.location}, {"error", bytes.ToString()}});
     }
   }
   if (finished) ClearIntent(intent);
@@ -687,7 +769,7 @@ Result<std::string> Catalog::RetireTable(const ObjectId& id, const Record& recor
   ClearIntent(intent);
   if (etag.status().IsConflict()) {
     return Status(StatusCode::kConcurrentModification,
-                  fmt::format("table '{}' was renamed or dropped concurrently", JoinId(id)),
+                  fmt::format("table '{}' was renamed or dropped concurrently", DisplayId(id)),
                   Subcode::kNone, true);
   }
   return etag.status();
@@ -704,16 +786,29 @@ void Catalog::ClearIntent(const std::string& key) { (void)registry_->store().Del
 Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
                                        const std::optional<ObjectId>& new_namespace,
                                        const std::string& new_name, const Actor& actor) {
-  QV_RETURN_IF_ERROR(ValidateId(id, "table", false));
+  QV_RETURN_IF_ERROR(ValidateScopedId(id, "table", false));
   QV_RETURN_IF_ERROR(ValidateName(new_name, "table"));
   ObjectId target_ns = new_namespace.value_or(ParentOf(id));
-  QV_RETURN_IF_ERROR(ValidateId(target_ns, "namespace", true));
+  QV_RETURN_IF_ERROR(ValidateScopedId(target_ns, "namespace", true));
   ObjectId dest = ChildOf(target_ns, new_name);
   if (dest == id) {
-    return Status::InvalidInput(fmt::format("table '{}' already has that name", JoinId(id)));
+    return Status::InvalidInput(fmt::format("table '{}' already has that name", DisplayId(id)));
+  }
+  if (target_ns.empty() || target_ns.front() != id.front()) {
+    return Status::InvalidInput("a table cannot move to another project");
   }
   QV_ASSIGN_OR_RETURN(Record source, GetActiveTableRecord(id));
   QV_RETURN_IF_ERROR(CheckNamespaceLive(target_ns, "moving tables into it"));
+  if (target_ns != ParentOf(id)) {
+    // The bytes stay where they are, so the table may only move within its warehouse.
+    QV_ASSIGN_OR_RETURN(WarehouseInfo wh, WarehouseForTables(target_ns));
+    if (wh.name != source.body.value("warehouse", "")) {
+      return Status::InvalidInput(fmt::format(
+          "table '{}' lives in warehouse '{}' and cannot move to {} in warehouse '{}' (renames "
+          "move no bytes)",
+          DisplayId(id), source.body.value("warehouse", ""), NamespaceName(target_ns), wh.name));
+    }
+  }
   Status err;
   if (registry_->Exists(RecordKind::kTable, dest, &err) ||
       registry_->Exists(RecordKind::kNamespace, dest, &err)) {
@@ -767,7 +862,7 @@ Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
     ClearIntent(intent);
   } else {
     QV_LOG_WARN("renamed table's old record could not be removed; recovery will remove it",
-                {{"table", JoinId(id)}, {"error", source_deleted.ToString()}});
+                {{"table", DisplayId(id)}, {"error", source_deleted.ToString()}});
   }
   Log("rename_table", "table", id, actor, {{"to", IdJson(dest)}, {"location", location}});
   return TableFromRecord(dest, moved);
@@ -784,7 +879,7 @@ Status Catalog::RecoverDrop(const json& intent, const std::string& key) {
   if (record.ok() && record->body.value("location", "") == location &&
       record->body.value("state", "active") == "active") {
     // The drop never retired the record: nothing happened, nothing to finish.
-    QV_LOG_INFO("rolled back an interrupted drop", {{"table", JoinId(*id)}});
+    QV_LOG_INFO("rolled back an interrupted drop", {{"table", DisplayId(*id)}});
     ClearIntent(key);
     return Status::OK();
   }
@@ -793,8 +888,10 @@ Status Catalog::RecoverDrop(const json& intent, const std::string& key) {
     Status deleted = registry_->Delete(RecordKind::kTable, *id, record->etag);
     if (!deleted.ok() && !deleted.IsNotFound()) return deleted;
   }
-  if (intent.value("delete_bytes", false)) QV_RETURN_IF_ERROR(DeleteLocation(location));
-  QV_LOG_INFO("finished an interrupted drop", {{"table", JoinId(*id)}, {"location", location}});
+  if (intent.value("delete_bytes", false)) {
+    QV_RETURN_IF_ERROR(DeleteLocation(intent.value("root", ""), location));
+  }
+  QV_LOG_INFO("finished an interrupted drop", {{"table", DisplayId(*id)}, {"location", location}});
   ClearIntent(key);
   return Status::OK();
 }
@@ -832,8 +929,9 @@ Status Catalog::Recover(Duration min_age) {
         (void)registry_->Replace(RecordKind::kTable, *source, body, src_record->etag);
       }
     }
-    QV_LOG_INFO("recovered an interrupted rename",
-                {{"source", JoinId(*source)}, {"dest", JoinId(*dest)}, {"completed", completed}});
+    QV_LOG_INFO(
+        "recovered an interrupted rename",
+        {{"source", DisplayId(*source)}, {"dest", DisplayId(*dest)}, {"completed", completed}});
     ClearIntent(meta.key);
   }
   return Status::OK();
@@ -844,24 +942,66 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> namespaces,
                       registry_->ListDescendants(RecordKind::kNamespace, {}));
   std::set<ObjectId> ns_set(namespaces.begin(), namespaces.end());
-  report.namespaces = namespaces.size();
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> warehouses,
+                      registry_->ListDescendants(RecordKind::kWarehouse, {}));
+  std::set<ObjectId> wh_set(warehouses.begin(), warehouses.end());
+  // Every object's record carries at least one grant (its creator's): an object never exists
+  // without an owner, and since grants live in the record, no grant outlives its object.
+  auto check_grants = [&](std::string_view what, const std::string& name, const json& body) {
+    auto grants = body.find("grants");
+    if (grants == body.end() || !grants->is_array() || grants->empty()) {
+      report.problems.push_back(fmt::format("{} '{}' has no owner grant", what, name));
+    }
+  };
+  for (const ObjectId& wh : warehouses) {
+    ++report.warehouses;
+    std::string name = wh.size() == 2 ? wh[0] + "/" + wh[1] : JoinId(wh);
+    if (wh.size() != 2 || !ns_set.count({wh.front()})) {
+      report.problems.push_back(fmt::format("warehouse '{}' has no project record", name));
+    }
+    auto record = registry_->Get(RecordKind::kWarehouse, wh);
+    if (record.ok()) check_grants("warehouse", name, record->body);
+  }
   for (const ObjectId& ns : namespaces) {
-    if (ns.size() > 1 && !ns_set.count(ParentOf(ns))) {
-      report.problems.push_back(
-          fmt::format("namespace '{}' has no parent namespace record", JoinId(ns)));
+    auto record = registry_->Get(RecordKind::kNamespace, ns);
+    if (!record.ok()) {
+      if (!record.status().IsNotFound()) return record.status();
+      continue;
+    }
+    if (ns.size() == 1) {
+      ++report.projects;
+      if (record->body.value("kind", "") != "project") {
+        report.problems.push_back(fmt::format("'{}' at the top is not a project record", ns[0]));
+      }
+      check_grants("project", ns[0], record->body);
+      continue;
+    }
+    ++report.namespaces;
+    std::string name = ns.front() + "/" + DisplayId(ns);
+    check_grants("namespace", name, record->body);
+    if (!ns_set.count(ParentOf(ns))) {
+      report.problems.push_back(fmt::format("namespace '{}' has no parent namespace record", name));
+    }
+    if (ns.size() == 2) {
+      std::string wh = record->body.value("warehouse", "");
+      if (wh.empty() || !wh_set.count({ns.front(), wh})) {
+        report.problems.push_back(
+            fmt::format("namespace '{}' names no existing warehouse ('{}')", name, wh));
+      }
     }
   }
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
                       registry_->ListDescendants(RecordKind::kTable, {}));
   report.tables = tables.size();
-  std::map<std::string, ObjectId> locations;
+  std::map<std::string, ObjectId> locations;  // "<root>|<location>"
   for (const ObjectId& id : tables) {
     auto record = registry_->Get(RecordKind::kTable, id);
     if (!record.ok()) {
       if (!record.status().IsNotFound()) return record.status();
       continue;
     }
-    std::string name = JoinId(id);
+    std::string name = id.front() + "/" + DisplayId(id);
+    check_grants("table", name, record->body);
     if (record->body.value("state", "active") != "active") {
       report.problems.push_back(
           fmt::format("table '{}' is {}", name, record->body.value("state", "")));
@@ -873,10 +1013,11 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
       report.problems.push_back(fmt::format("'{}' is both a table and a namespace", name));
     }
     std::string location = record->body.value("location", "");
-    auto [it, fresh] = locations.emplace(location, id);
+    std::string root_uri = record->body.value("root", "");
+    auto [it, fresh] = locations.emplace(root_uri + "|" + location, id);
     if (!fresh) {
       report.problems.push_back(fmt::format("tables '{}' and '{}' share location '{}'", name,
-                                            JoinId(it->second), location));
+                                            DisplayId(it->second), location));
     }
     // A registered table must have bytes; a declared one may legitimately have none (its
     // reservation marker is not durable).
@@ -884,7 +1025,8 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
       ListOptions options;
       options.prefix = location + "/";
       options.limit = 1;
-      auto listed = registry_->store().List(options);
+      auto root = RootStore(root_uri);
+      auto listed = root.ok() ? (*root)->List(options) : Result<ListPage>(root.status());
       if (listed.ok() && listed->objects.empty()) {
         report.problems.push_back(
             fmt::format("table '{}': nothing at location '{}'", name, location));
@@ -898,13 +1040,28 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
   return report;
 }
 
+Result<std::shared_ptr<ObjectStore>> Catalog::RootStore(const std::string& root) const {
+  if (root.empty()) return registry_->store_ptr();
+  std::lock_guard<std::mutex> lock(roots_mu_);
+  auto it = roots_.find(root);
+  if (it != roots_.end()) return it->second;
+  OpenStoreOptions options;
+  options.clock = clock();
+  QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStore(root, options));
+  roots_.emplace(root, store);
+  return store;
+}
+
 Result<std::shared_ptr<ObjectStore>> Catalog::TableStore(const TableInfo& table) const {
-  QV_ASSIGN_OR_RETURN(auto store, PrefixStore::Make(registry_->store_ptr(), table.location));
+  QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, RootStore(table.root));
+  QV_ASSIGN_OR_RETURN(auto store, PrefixStore::Make(root, table.location));
   return std::shared_ptr<ObjectStore>(std::move(store));
 }
 
 std::string Catalog::ExternalLocation(const TableInfo& table) const {
-  return registry_->store().ExternalPath(table.location);
+  auto root = RootStore(table.root);
+  if (!root.ok()) return table.location;
+  return (*root)->ExternalPath(table.location);
 }
 
 std::string Catalog::TableUri(const TableInfo& table) const {
@@ -914,7 +1071,9 @@ std::string Catalog::TableUri(const TableInfo& table) const {
 }
 
 std::string Catalog::ObjectStorePath(const TableInfo& table, std::string_view key) const {
-  std::string path = registry_->store().ExternalPath(table.location + "/" + std::string(key));
+  auto root = RootStore(table.root);
+  if (!root.ok()) return table.location + "/" + std::string(key);
+  std::string path = (*root)->ExternalPath(table.location + "/" + std::string(key));
   size_t start = path.find_first_not_of('/');
   return start == std::string::npos ? path : path.substr(start);
 }

@@ -1,4 +1,16 @@
-// Catalog: the Lance Namespace model (namespaces and tables) over the registry (registry.h).
+// Catalog: the governed hierarchy (projects > warehouses > namespaces > tables) over the
+// registry (registry.h).
+//
+// Ids are SCOPED: the first element is the project, the rest is the Lance Namespace id inside
+// it ({"p"} is project p's root namespace, {"p", "a", "t"} the table a$t of project p). The
+// server prepends the caller's project; messages show the unscoped id. A project is stored as a
+// depth-1 namespace record (kind "project"), so "the parent exists and is not being dropped"
+// covers projects too. A top-level namespace lives in one warehouse of its project (a storage
+// root); its tables get locations under that root.
+//
+// Every created record carries its creator's ownership grant ("grants": [{subject, relation}]),
+// written in the same conditional put as the record: an object never exists without its owner,
+// and a grant never outlives its object (they are one object in storage).
 //
 // Every mutation follows one order: validate → parent exists (and is not being dropped) →
 // conflict → conditional write → re-check what a concurrent writer could have invalidated →
@@ -18,8 +30,10 @@
 // Thread-safety: safe for concurrent use; several processes may serve one root.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,19 +49,47 @@ using Properties = std::map<std::string, std::string>;
 
 enum class CreateMode { kCreate, kExistOk, kOverwrite };
 
+// The embedded default: the project and warehouse a fresh root gets.
+inline constexpr std::string_view kDefaultProject = "default";
+inline constexpr std::string_view kDefaultWarehouse = "default";
+// The namespace property that names a top-level namespace's warehouse at create.
+inline constexpr std::string_view kWarehouseProperty = "warehouse";
+
 struct NamespaceInfo {
   ObjectId id;
   Properties properties;
   std::string created_at;
+  std::string warehouse;  // top-level namespaces only
+  nlohmann::json grants = nlohmann::json::array();
 };
 
 struct TableInfo {
   ObjectId id;
-  std::string location;  // relative to the root
+  std::string warehouse;
+  std::string root;      // the warehouse's storage root URI; "" = the catalog root
+  std::string location;  // relative to `root`
   Properties properties;
   bool declared = false;  // created by DeclareTable (data may have been written since)
   bool managed_versioning = false;
   std::string created_at;
+  nlohmann::json grants = nlohmann::json::array();
+};
+
+struct ProjectInfo {
+  std::string name;
+  Properties properties;
+  std::string created_at;
+  nlohmann::json grants = nlohmann::json::array();
+};
+
+struct WarehouseInfo {
+  std::string project;
+  std::string name;
+  std::string root;  // storage root URI; "" = the catalog root
+  bool active = true;
+  Properties properties;
+  std::string created_at;
+  nlohmann::json grants = nlohmann::json::array();
 };
 
 struct NameList {
@@ -57,13 +99,22 @@ struct NameList {
 
 struct CatalogOptions {
   bool managed_versioning = false;  // every table is managed, whatever its properties say
+  bool ensure_defaults = true;      // Open creates the default project and warehouse
   const Clock* clock = nullptr;
 };
 
-// Who asked (recorded in the change log).
+// Who asked: recorded in the change log, and the subject of the ownership grant a create seeds.
 struct Actor {
-  std::string principal = "anonymous";
+  std::string principal = "user:anonymous";
   std::string request_id;
+};
+
+// Told about every mutation, synchronously and in order, with the change-log event that
+// describes it (the same JSON other processes read back from the log).
+class CatalogObserver {
+ public:
+  virtual ~CatalogObserver() = default;
+  virtual void OnEvent(const nlohmann::json& event) = 0;
 };
 
 // The table property that turns managed versioning on for one table.
@@ -73,6 +124,48 @@ class Catalog {
  public:
   static Result<std::unique_ptr<Catalog>> Open(std::shared_ptr<ObjectStore> root,
                                                const CatalogOptions& options = {});
+
+  // REQUIRES: set before concurrent use; the observer outlives the catalog's use.
+  void SetObserver(CatalogObserver* observer) { observer_ = observer; }
+
+  // --- projects and warehouses (hierarchy.cc) ----------------------------------------------
+  // Creates the default project and its default warehouse on the catalog root when absent.
+  Status EnsureDefaults(const Actor& actor);
+  // The record and the creator's `admin` grant are one write. Projects and warehouses are
+  // containers, so they answer with the namespace codes: NamespaceAlreadyExists (2, 409) when
+  // taken, NamespaceNotFound (1, 404) when missing, NamespaceNotEmpty (3, 409) on a delete
+  // that would orphan something.
+  Result<ProjectInfo> CreateProject(const std::string& name, const Properties& properties,
+                                    const Actor& actor);
+  Result<ProjectInfo> DescribeProject(const std::string& name);
+  Result<NameList> ListProjects(const std::string& page_token, std::optional<size_t> limit);
+  // Never cascades: a project that holds warehouses or namespaces refuses (409, naming them).
+  Result<ProjectInfo> DeleteProject(const std::string& name, const Actor& actor);
+
+  // `root`: a store URI (file:///..., memory://...) or "" for the catalog root.
+  Result<WarehouseInfo> CreateWarehouse(const std::string& project, const std::string& name,
+                                        const std::string& root, const Properties& properties,
+                                        const Actor& actor);
+  Result<WarehouseInfo> DescribeWarehouse(const std::string& project, const std::string& name);
+  Result<NameList> ListWarehouses(const std::string& project, const std::string& page_token,
+                                  std::optional<size_t> limit);
+  // A warehouse that holds namespaces refuses (409, naming them).
+  Result<WarehouseInfo> DeleteWarehouse(const std::string& project, const std::string& name,
+                                        const Actor& actor);
+  Result<WarehouseInfo> SetWarehouseActive(const std::string& project, const std::string& name,
+                                           bool active, const Actor& actor);
+  // The warehouse a top-level namespace `ns` ({project, name}) lives in.
+  Result<std::string> WarehouseOfNamespace(const ObjectId& ns);
+
+  // --- grants (stored inside each object's record) ------------------------------------------
+  enum class GrantTarget { kProject, kWarehouse, kNamespace, kTable };
+  // Read-modify-write of the grants of one object (retried on concurrent changes). `edit` gets
+  // the current array and changes it in place (returning an error aborts with nothing
+  // written). Returns the new array. NotFound-style codes when the object does not exist.
+  Result<nlohmann::json> UpdateGrants(GrantTarget target, const ObjectId& id,
+                                      const std::function<Status(nlohmann::json&)>& edit,
+                                      const Actor& actor);
+  Result<nlohmann::json> ReadGrants(GrantTarget target, const ObjectId& id);
 
   // --- namespaces -------------------------------------------------------------------------
   // Create: NamespaceAlreadyExists (2) if taken. ExistOk: the existing one. Overwrite: replaces
@@ -114,8 +207,8 @@ class Catalog {
     std::vector<ObjectId> ids;
     std::optional<std::string> page_token;
   };
-  Result<IdList> ListAllTables(const std::string& page_token, std::optional<size_t> limit,
-                               bool include_declared);
+  Result<IdList> ListAllTables(const std::string& project, const std::string& page_token,
+                               std::optional<size_t> limit, bool include_declared);
   // Removes the registration, then every object under the location.
   Result<TableInfo> DropTable(const ObjectId& id, const Actor& actor);
   // Removes the registration only.
@@ -141,9 +234,13 @@ class Catalog {
 
   // A scan of every record for broken invariants: a table or namespace whose parent namespace
   // is missing, a retired table record, two tables at one location, a name used by a table and
-  // a namespace, a registered table whose location holds nothing, an unfinished intent. Reads
+  // a namespace, a registered table whose location holds nothing, an unfinished intent, an
+  // object whose record holds no owner grant, a top-level namespace naming no existing
+  // warehouse, a warehouse without its project, a depth-1 record that is not a project. Reads
   // everything: for tools and tests, not for request paths.
   struct ConsistencyReport {
+    uint64_t projects = 0;
+    uint64_t warehouses = 0;
     uint64_t namespaces = 0;
     uint64_t tables = 0;
     std::vector<std::string> problems;
@@ -170,7 +267,7 @@ class Catalog {
   Result<Record> GetActiveTableRecord(const ObjectId& id);
   Result<TableInfo> RemoveTable(const ObjectId& id, bool delete_bytes, std::string_view action,
                                 const Actor& actor);
-  Status DeleteLocation(const std::string& location);
+  Status DeleteLocation(const std::string& root, const std::string& location);
   Status DropNamespaceContents(const ObjectId& id, const Actor& actor);
   void Log(std::string_view action, std::string_view kind, const ObjectId& id, const Actor& actor,
            nlohmann::json extra = nlohmann::json::object());
@@ -183,8 +280,28 @@ class Catalog {
   void ClearIntent(const std::string& key);
   bool ManagedFor(const Properties& properties) const;
 
+  // The store of a warehouse root ("" = the catalog root), opened once.
+  Result<std::shared_ptr<ObjectStore>> RootStore(const std::string& root) const;
+  // Where tables of the namespace `ns` go: its top-level namespace's warehouse (or, for the
+  // project root, the project's default warehouse), which must exist and be active.
+  Result<WarehouseInfo> WarehouseForTables(const ObjectId& ns);
+  // The default warehouse of a project: its only one, else the one named "default".
+  Result<WarehouseInfo> DefaultWarehouse(const std::string& project);
+  Result<WarehouseInfo> WarehouseFromRecord(const std::string& project, const std::string& name,
+                                            const nlohmann::json& body) const;
+  nlohmann::json OwnerGrants(const Actor& actor, std::string_view relation) const;
+
   std::unique_ptr<Registry> registry_;
   CatalogOptions options_;
+  CatalogObserver* observer_ = nullptr;
+  mutable std::mutex roots_mu_;
+  mutable std::map<std::string, std::shared_ptr<ObjectStore>> roots_;  // guarded by roots_mu_
 };
+
+// "a$b" for the scoped id {"p", "a", "b"} (the project is not shown); "" for a project root.
+std::string DisplayId(const ObjectId& scoped);
+// InvalidInput unless `id` is {project, names...} with a valid project name and at most
+// kMaxIdDepth names (at least one unless allow_root).
+Status ValidateScopedId(const ObjectId& id, std::string_view what, bool allow_root);
 
 }  // namespace quiver::catalog

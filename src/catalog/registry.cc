@@ -16,7 +16,15 @@ constexpr std::string_view kLogDir = "_quiver/log/";
 constexpr uint64_t kMaxSeq = std::numeric_limits<uint64_t>::max();
 
 std::string_view KindDir(RecordKind kind) {
-  return kind == RecordKind::kNamespace ? "_quiver/ns/" : "_quiver/tables/";
+  switch (kind) {
+    case RecordKind::kNamespace:
+      return "_quiver/ns/";
+    case RecordKind::kTable:
+      return "_quiver/tables/";
+    case RecordKind::kWarehouse:
+      return "_quiver/warehouses/";
+  }
+  return "_quiver/unknown/";
 }
 
 // The batch starting at `seq`: "_quiver/log/<first 16 of the 20 digits>/<20 digits>.json".
@@ -193,9 +201,9 @@ Result<std::vector<ObjectId>> Registry::ListDescendants(RecordKind kind, const O
   return ids;
 }
 
-Result<Registry::IdPage> Registry::ListIds(RecordKind kind, const std::string& after,
-                                           size_t limit) {
-  std::string dir(KindDir(kind));
+Result<Registry::IdPage> Registry::ListIds(RecordKind kind, const ObjectId& under,
+                                           const std::string& after, size_t limit) {
+  std::string dir = ChildrenDir(kind, under);
   ListOptions options;
   options.prefix = dir;
   if (!after.empty()) options.start_after = dir + after;

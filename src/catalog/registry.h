@@ -3,6 +3,7 @@
 //   _quiver/format.json                          {"format":1}; another number is refused
 //   _quiver/ns/<h1>/.../<h(n-1)>/@<hn>.json      the namespace [n1..nn]
 //   _quiver/tables/<h1>/.../<hn>/@<ht>.json      the table t in namespace [n1..nn]
+//   _quiver/warehouses/<hp>/@<hw>.json           the warehouse w of project p
 //   _quiver/log/<16>/<20 digits>.json            change log: one object per batch of events,
 //                                                named by its first seq (digits = u64::MAX -
 //                                                first, partitioned by its leading 16 digits),
@@ -37,10 +38,11 @@
 
 namespace quiver::catalog {
 
-inline constexpr int kRegistryFormat = 1;
+// 2: namespace ids start with their project (a project is a depth-1 namespace record).
+inline constexpr int kRegistryFormat = 2;
 inline constexpr std::string_view kRegistryDir = "_quiver";
 
-enum class RecordKind { kNamespace, kTable };
+enum class RecordKind { kNamespace, kTable, kWarehouse };
 
 struct Record {
   nlohmann::json body;
@@ -91,13 +93,15 @@ class Registry {
   // Every descendant id of `kind` under `parent` (any depth), in key order.
   Result<std::vector<ObjectId>> ListDescendants(RecordKind kind, const ObjectId& parent);
 
-  // One page of every record of `kind` in key order, after the opaque position `after` (a key
-  // suffix below the kind's directory, as returned in `next`). limit: 1..kMaxListLimit.
+  // One page of every record of `kind` below `under` (any depth) in key order, after the opaque
+  // position `after` (a key suffix below that directory, as returned in `next`).
+  // limit: 1..kMaxListLimit.
   struct IdPage {
     std::vector<ObjectId> ids;
     std::optional<std::string> next;  // set when more may follow
   };
-  Result<IdPage> ListIds(RecordKind kind, const std::string& after, size_t limit);
+  Result<IdPage> ListIds(RecordKind kind, const ObjectId& under, const std::string& after,
+                         size_t limit);
 
   // Appends one change-log record ({"seq", "at", + event}) and returns its sequence number,
   // which becomes the catalog generation. One writer thread per registry group-commits: it

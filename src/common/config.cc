@@ -33,6 +33,20 @@ const std::vector<ConfigOption>& ConfigOptions() {
        "time allowed to receive a request (and to idle on a keep-alive connection)"},
       {"write_timeout_ms", "--write-timeout-ms", "QUIVER_WRITE_TIMEOUT_MS", "30000",
        "time allowed to send a response"},
+      {"auth", "--auth", "QUIVER_AUTH", "false",
+       "true: every request must authenticate (x-api-key or Authorization: Bearer) and is "
+       "authorized against the grants"},
+      {"admins", "--admins", "QUIVER_ADMINS", "",
+       "comma-separated server-admin principals, e.g. user:ops (they may create projects)"},
+      {"jwks_file", "--jwks-file", "QUIVER_JWKS_FILE", "",
+       "bearer JWTs (RS256/ES256) are verified against this JWKS file"},
+      {"jwks_url", "--jwks-url", "QUIVER_JWKS_URL", "",
+       "... or against the JWKS served at this loopback URL (http://127.0.0.1:PORT/...)"},
+      {"jwt_issuer", "--jwt-issuer", "QUIVER_JWT_ISSUER", "", "required JWT `iss` (when set)"},
+      {"jwt_audience", "--jwt-audience", "QUIVER_JWT_AUDIENCE", "",
+       "required JWT `aud` (when set)"},
+      {"authz_refresh_ms", "--authz-refresh-ms", "QUIVER_AUTHZ_REFRESH_MS", "1000",
+       "how often grant changes made by other servers on the same root are read in"},
   };
   return *options;
 }
@@ -89,17 +103,40 @@ Status SetConfigValue(Config& config, std::string_view key, std::string_view val
     auto parsed = ParseLogFormat(value);
     if (!parsed.ok()) return bad(parsed.status());
     config.log_format = *parsed;
-  } else if (key == "managed_versioning") {
+  } else if (key == "managed_versioning" || key == "auth") {
+    bool& target = key == "auth" ? config.auth : config.managed_versioning;
     std::string v(value);
     for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (v == "true" || v == "1" || v == "yes" || v == "on") {
-      config.managed_versioning = true;
+      target = true;
     } else if (v == "false" || v == "0" || v == "no" || v == "off") {
-      config.managed_versioning = false;
+      target = false;
     } else {
       return Status::InvalidInput(
           fmt::format("{} ({}): '{}' is not true or false", key, source, value));
     }
+  } else if (key == "admins" || key == "jwks_file" || key == "jwks_url" || key == "jwt_issuer" ||
+             key == "jwt_audience") {
+    std::string v(value);
+    if (key == "admins") {
+      config.admins = v;
+    } else if (key == "jwks_file") {
+      config.jwks_file = v;
+    } else if (key == "jwks_url") {
+      config.jwks_url = v;
+    } else if (key == "jwt_issuer") {
+      config.jwt_issuer = v;
+    } else {
+      config.jwt_audience = v;
+    }
+  } else if (key == "authz_refresh_ms") {
+    uint64_t n = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
+      return Status::InvalidInput(
+          fmt::format("{} ({}): '{}' is not a non-negative integer", key, source, value));
+    }
+    config.authz_refresh_ms = n;
   } else if (key == "workers" || key == "max_header_bytes" || key == "max_body_bytes" ||
              key == "read_timeout_ms" || key == "write_timeout_ms") {
     uint64_t n = 0;

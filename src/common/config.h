@@ -32,6 +32,14 @@ struct Config {
   uint64_t max_body_bytes = 256ull * 1024 * 1024;
   uint64_t read_timeout_ms = 30'000;
   uint64_t write_timeout_ms = 30'000;
+  // Identity and authorization (docs/authorization.md).
+  bool auth = false;         // every request authenticates and is authorized
+  std::string admins;        // comma-separated server-admin principals ("user:ops,user:sre")
+  std::string jwks_file;     // bearer JWTs: the key set, from a file ...
+  std::string jwks_url;      // ... or a loopback URL
+  std::string jwt_issuer;    // required `iss` when set
+  std::string jwt_audience;  // required `aud` when set
+  uint64_t authz_refresh_ms = 1000;  // how stale another server's grant changes may be seen
 };
 
 // One declared setting.

@@ -22,6 +22,14 @@ std::string Principal::Name() const {
   return "anonymous";
 }
 
+catalog::ObjectId Call::Scoped(const catalog::ObjectId& spec) const {
+  catalog::ObjectId out;
+  out.reserve(spec.size() + 1);
+  out.push_back(project);
+  out.insert(out.end(), spec.begin(), spec.end());
+  return out;
+}
+
 std::string NormalizeEnum(std::string_view value) {
   std::string out;
   for (char c : value) {

@@ -43,6 +43,14 @@ struct Call {
   Principal principal;
   std::map<std::string, std::string> context;  // legacy x-lance-ctx-* and body `context`
 
+  // Set by the service after authentication and project resolution (service.h):
+  std::string subject = "user:anonymous";  // the authenticated principal
+  std::string project;                     // the tenant, derived from the principal
+  catalog::ObjectId spec_id;               // the id as the client sent it; `id` is then scoped
+                                           // ({project, ...spec_id}) for catalog calls
+  // {project, ...spec} for an id the request names elsewhere (e.g. a rename's destination).
+  catalog::ObjectId Scoped(const catalog::ObjectId& spec) const;
+
   // Query parameters. InvalidInput for values that do not parse.
   std::optional<std::string> Query(const std::string& name) const;
   Result<std::optional<bool>> QueryBool(const std::string& name) const;

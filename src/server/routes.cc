@@ -83,6 +83,30 @@ const std::vector<Operation>& Operations() {
       // quiver's own
       {"Healthz", "GET", "/healthz", 200, false},
       {"Metrics", "GET", "/metrics", 200, false},
+      // the hierarchy layer (docs/authorization.md)
+      {"CreateProject", "POST", "/v1/projects", 200, false},
+      {"ListProjects", "GET", "/v1/projects", 200, false},
+      {"DescribeProject", "POST", "/v1/projects/{id}/describe", 200, false, true},
+      {"DeleteProject", "POST", "/v1/projects/{id}/delete", 200, false},
+      {"CreateWarehouse", "POST", "/v1/warehouses", 200, false},
+      {"ListWarehouses", "GET", "/v1/warehouses", 200, false},
+      {"DescribeWarehouse", "POST", "/v1/warehouses/{id}/describe", 200, false, true},
+      {"DeleteWarehouse", "POST", "/v1/warehouses/{id}/delete", 200, false},
+      {"DeactivateWarehouse", "POST", "/v1/warehouses/{id}/deactivate", 200, false},
+      {"ActivateWarehouse", "POST", "/v1/warehouses/{id}/activate", 200, false},
+      {"CreateWarehouseNamespace", "POST", "/v1/warehouses/{id}/namespaces", 200, false},
+      // identity and authorization
+      {"CreateApiKey", "POST", "/v1/access/api-keys", 200, false},
+      {"ListApiKeys", "GET", "/v1/access/api-keys", 200, false},
+      {"RevokeApiKey", "POST", "/v1/access/api-keys/{id}/revoke", 200, false},
+      {"WriteTuples", "POST", "/v1/access/tuples", 200, false},
+      {"ReadTuples", "GET", "/v1/access/tuples", 200, false},
+      {"DeleteTuples", "POST", "/v1/access/tuples/delete", 200, false},
+      {"CheckAccess", "POST", "/v1/access/check", 200, false},
+      {"WhoAmI", "GET", "/v1/access/whoami", 200, false},
+      // operations
+      {"ListEvents", "GET", "/v1/events", 200, false},
+      {"AdminConsistency", "GET", "/v1/admin/consistency", 200, false},
   };
   return kOps;
 }

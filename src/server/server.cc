@@ -4,9 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "catalog/access_control.h"
 #include "catalog/catalog.h"
 #include "common/logging.h"
 #include "server/http_server.h"
+#include "server/identity.h"
+#include "server/jwt.h"
 #include "server/service.h"
 #include "store/counting_store.h"
 #include "store/store_uri.h"
@@ -16,11 +19,36 @@ namespace quiver::server {
 struct Server::Impl {
   std::shared_ptr<CountingStore> store;
   std::unique_ptr<catalog::Catalog> catalog;
+  std::unique_ptr<catalog::AccessControl> access;
+  std::unique_ptr<Authenticator> auth;
   std::unique_ptr<NamespaceService> service;
   std::unique_ptr<HttpServer> http;
   std::string host;
   std::string root;
 };
+
+Result<std::unique_ptr<catalog::AccessControl>> OpenAccessControl(catalog::Catalog& catalog,
+                                                                  const Config& config) {
+  catalog::AccessOptions options;
+  std::string_view admins = config.admins;
+  while (!admins.empty()) {
+    size_t comma = admins.find(',');
+    std::string_view one = admins.substr(0, comma);
+    while (!one.empty() && one.front() == ' ') one.remove_prefix(1);
+    while (!one.empty() && one.back() == ' ') one.remove_suffix(1);
+    if (!one.empty()) {
+      Status valid = catalog::ValidatePrincipal(one);
+      if (!valid.ok()) return Status::InvalidInput(fmt::format("admins: {}", valid.message()));
+      options.server_admins.emplace_back(one);
+    }
+    if (comma == std::string_view::npos) break;
+    admins.remove_prefix(comma + 1);
+  }
+  // With authentication off every caller is user:anonymous, and may do everything.
+  if (!config.auth) options.server_admins.emplace_back(kAnonymousPrincipal);
+  options.refresh_interval = std::chrono::milliseconds(config.authz_refresh_ms);
+  return catalog::AccessControl::Open(catalog, options);
+}
 
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
@@ -45,7 +73,19 @@ Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
                 {{"error", recovered.ToString()}});
   }
   (void)impl->catalog->Generation();  // primes the generation /metrics reports
-  impl->service = std::make_unique<NamespaceService>(*impl->catalog, impl->store);
+  QV_ASSIGN_OR_RETURN(impl->access, OpenAccessControl(*impl->catalog, config));
+  std::shared_ptr<const JwtVerifier> jwt;
+  if (!config.jwks_file.empty() || !config.jwks_url.empty()) {
+    JwtOptions jwt_options;
+    jwt_options.jwks_file = config.jwks_file;
+    jwt_options.jwks_url = config.jwks_url;
+    jwt_options.issuer = config.jwt_issuer;
+    jwt_options.audience = config.jwt_audience;
+    QV_ASSIGN_OR_RETURN(jwt, JwtVerifier::Create(jwt_options));
+  }
+  impl->auth = std::make_unique<Authenticator>(config.auth, impl->access->api_keys(), jwt);
+  impl->service =
+      std::make_unique<NamespaceService>(*impl->catalog, *impl->access, *impl->auth, impl->store);
 
   HttpServerOptions http;
   http.host = listen.first;

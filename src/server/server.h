@@ -6,10 +6,16 @@
 #include <memory>
 #include <string>
 
+#include "catalog/access_control.h"
 #include "common/config.h"
 #include "common/result.h"
 
 namespace quiver::server {
+
+// The access control a configuration asks for: server admins from `admins` (plus everyone, as
+// user:anonymous, when authentication is off) and the refresh interval.
+Result<std::unique_ptr<catalog::AccessControl>> OpenAccessControl(catalog::Catalog& catalog,
+                                                                  const Config& config);
 
 class Server {
  public:

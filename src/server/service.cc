@@ -9,6 +9,7 @@
 #include "common/logging.h"
 #include "server/call.h"
 #include "server/error_response.h"
+#include "server/internal/authorize.h"
 #include "server/internal/handlers.h"
 #include "server/routes.h"
 
@@ -32,13 +33,18 @@ bool UsableRequestId(const std::string& id) {
 
 }  // namespace
 
-NamespaceService::NamespaceService(catalog::Catalog& catalog, std::shared_ptr<CountingStore> counts,
+NamespaceService::NamespaceService(catalog::Catalog& catalog, catalog::AccessControl& access,
+                                   const Authenticator& auth, std::shared_ptr<CountingStore> counts,
                                    const Clock* clock)
     : catalog_(catalog),
+      access_(access),
+      auth_(auth),
       counts_(std::move(counts)),
       clock_(clock != nullptr ? clock : Clock::Real()),
       handlers_(std::make_unique<Handlers>()) {
-  internal::AddNamespaceHandlers(catalog_, handlers_->map);
+  internal::AddNamespaceHandlers(catalog_, access_, handlers_->map);
+  internal::AddControlHandlers(catalog_, access_, handlers_->map);
+  internal::AddAccessHandlers(catalog_, access_, handlers_->map);
   internal::AddTableHandlers(catalog_, handlers_->map);
   internal::AddVersionHandlers(catalog_, handlers_->map);
   internal::AddRefHandlers(catalog_, handlers_->map);
@@ -113,6 +119,28 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
   }
   auto call = ParseCall(request, *match, request_id);
   if (!call.ok()) return MakeErrorResponse(call.status(), request_id);
+  // Identity first: nothing about the request is looked at for an unauthenticated caller.
+  std::string reason;
+  auto subject = auth_.Authenticate(call->principal, &reason);
+  if (!subject.ok()) {
+    if (!reason.empty()) {
+      QV_LOG_INFO("authentication refused", {{"reason", reason}, {"request_id", request_id}});
+    }
+    return MakeErrorResponse(subject.status(), request_id);
+  }
+  call->subject = std::move(*subject);
+  const internal::OperationPolicy* policy = internal::PolicyFor(match->op->name);
+  if (match->op->spec) {
+    auto project = ResolveProject(*call);
+    if (!project.ok()) return MakeErrorResponse(project.status(), request_id);
+    call->project = std::move(*project);
+    call->spec_id = call->id;
+    call->id = call->Scoped(call->spec_id);
+    if (policy != nullptr) {
+      Status allowed = internal::AuthorizeSpecCall(catalog_, access_, *call, *policy);
+      if (!allowed.ok()) return MakeErrorResponse(allowed, request_id);
+    }
+  }
   auto handler = handlers_->map.find(match->op->name);
   if (handler == handlers_->map.end()) {
     return MakeErrorResponse(Status::Unsupported(fmt::format(
@@ -125,6 +153,10 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
   HttpResponse response = std::move(*result);
   if (response.status == 200) response.status = match->op->success_status;
   return response;
+}
+
+Result<std::string> NamespaceService::ResolveProject(const Call& call) {
+  return internal::ResolveProject(catalog_, access_, call);
 }
 
 std::string NamespaceService::RenderMetrics() {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog/catalog.h"
+#include "scoped_ids.h"
 #include "store/memory_store.h"
 
 namespace quiver::catalog {
@@ -50,12 +51,12 @@ TEST_F(ConcurrencyTest, CreatesOfOneNameHaveOneWinner) {
     for (int i = 0; i < kThreads; ++i) catalogs.push_back(NewCatalog());
     std::string ns = "ns" + std::to_string(round);
     auto ns_results = Race([&](int i) {
-      return catalogs[i]->CreateNamespace({ns}, CreateMode::kCreate, {}, actor_).status();
+      return catalogs[i]->CreateNamespace(S({ns}), CreateMode::kCreate, {}, actor_).status();
     });
     EXPECT_EQ(Count(ns_results, StatusCode::kInternal, true), 1);
     EXPECT_EQ(Count(ns_results, StatusCode::kNamespaceAlreadyExists), kThreads - 1);
     auto table_results = Race([&](int i) {
-      return catalogs[i]->DeclareTable({ns, "t"}, {}, actor_).status();
+      return catalogs[i]->DeclareTable(S({ns, "t"}), {}, actor_).status();
     });
     EXPECT_EQ(Count(table_results, StatusCode::kInternal, true), 1);
     EXPECT_EQ(Count(table_results, StatusCode::kTableAlreadyExists), kThreads - 1);
@@ -74,13 +75,13 @@ TEST_F(ConcurrencyTest, RenamesOfOneSourceHaveOneWinner) {
   auto setup = NewCatalog();
   for (int round = 0; round < 20; ++round) {
     std::string src = "src" + std::to_string(round);
-    auto declared = setup->DeclareTable({src}, {}, actor_);
+    auto declared = setup->DeclareTable(S({src}), {}, actor_);
     ASSERT_TRUE(declared.ok());
     std::vector<std::unique_ptr<Catalog>> catalogs;
     for (int i = 0; i < kThreads; ++i) catalogs.push_back(NewCatalog());
     auto results = Race([&](int i) {
       return catalogs[i]
-          ->RenameTable({src}, std::nullopt, src + "_to" + std::to_string(i), actor_)
+          ->RenameTable(S({src}), std::nullopt, src + "_to" + std::to_string(i), actor_)
           .status();
     });
     ASSERT_EQ(Count(results, StatusCode::kInternal, true), 1) << round;
@@ -94,14 +95,14 @@ TEST_F(ConcurrencyTest, RenamesOfOneSourceHaveOneWinner) {
     // Exactly one table holds the location; the source name is free.
     int holders = 0;
     for (int i = 0; i < kThreads; ++i) {
-      auto t = setup->GetTable({src + "_to" + std::to_string(i)});
+      auto t = setup->GetTable(S({src + "_to" + std::to_string(i)}));
       if (t.ok()) {
         ++holders;
         EXPECT_EQ(t->location, declared->location);
       }
     }
     EXPECT_EQ(holders, 1);
-    EXPECT_EQ(setup->GetTable({src}).status().code(), StatusCode::kTableNotFound);
+    EXPECT_EQ(setup->GetTable(S({src})).status().code(), StatusCode::kTableNotFound);
   }
   EXPECT_TRUE(store_->ListAll("_quiver/intents/")->empty());
 }
@@ -110,20 +111,20 @@ TEST_F(ConcurrencyTest, DropsAndRenamesOfOneTableHaveOneWinner) {
   auto setup = NewCatalog();
   for (int round = 0; round < 30; ++round) {
     std::string name = "t" + std::to_string(round);
-    auto declared = setup->DeclareTable({name}, {}, actor_);
+    auto declared = setup->DeclareTable(S({name}), {}, actor_);
     ASSERT_TRUE(declared.ok());
     std::vector<std::unique_ptr<Catalog>> catalogs;
     for (int i = 0; i < kThreads; ++i) catalogs.push_back(NewCatalog());
     auto results = Race([&](int i) {
-      if (i % 2 == 0) return catalogs[i]->DropTable({name}, actor_).status();
+      if (i % 2 == 0) return catalogs[i]->DropTable(S({name}), actor_).status();
       return catalogs[i]
-          ->RenameTable({name}, std::nullopt, name + "_r" + std::to_string(i), actor_)
+          ->RenameTable(S({name}), std::nullopt, name + "_r" + std::to_string(i), actor_)
           .status();
     });
     ASSERT_EQ(Count(results, StatusCode::kInternal, true), 1) << round;
     int renamed = 0;
     for (int i = 1; i < kThreads; i += 2) {
-      auto t = setup->GetTable({name + "_r" + std::to_string(i)});
+      auto t = setup->GetTable(S({name + "_r" + std::to_string(i)}));
       if (t.ok()) {
         ++renamed;
         // A rename that won keeps its bytes: no drop may have deleted them.
@@ -140,22 +141,22 @@ TEST_F(ConcurrencyTest, DropsOfOneNamespaceHaveOneWinnerAndLeaveNoMark) {
   auto setup = NewCatalog();
   for (int round = 0; round < 30; ++round) {
     std::string ns = "n" + std::to_string(round);
-    ASSERT_TRUE(setup->CreateNamespace({ns}, CreateMode::kCreate, {}, actor_).ok());
+    ASSERT_TRUE(setup->CreateNamespace(S({ns}), CreateMode::kCreate, {}, actor_).ok());
     bool non_empty = round % 2 == 1;
     if (non_empty) {
-      ASSERT_TRUE(setup->DeclareTable({ns, "t"}, {}, actor_).ok());
+      ASSERT_TRUE(setup->DeclareTable(S({ns, "t"}), {}, actor_).ok());
     }
     std::vector<std::unique_ptr<Catalog>> catalogs;
     for (int i = 0; i < kThreads; ++i) catalogs.push_back(NewCatalog());
     auto results =
-        Race([&](int i) { return catalogs[i]->DropNamespace({ns}, {}, actor_).status(); });
+        Race([&](int i) { return catalogs[i]->DropNamespace(S({ns}), {}, actor_).status(); });
     EXPECT_EQ(Count(results, StatusCode::kInternal, true), non_empty ? 0 : 1) << round;
     if (non_empty) {
       // Every drop lost, and the namespace is usable right away (no leftover drop mark).
-      auto record = setup->registry().Get(RecordKind::kNamespace, {ns});
+      auto record = setup->registry().Get(RecordKind::kNamespace, S({ns}));
       ASSERT_TRUE(record.ok());
       EXPECT_FALSE(record->body.contains("dropping_since")) << round;
-      EXPECT_TRUE(setup->DeclareTable({ns, "u"}, {}, actor_).ok()) << round;
+      EXPECT_TRUE(setup->DeclareTable(S({ns, "u"}), {}, actor_).ok()) << round;
     }
   }
 }
@@ -164,27 +165,27 @@ TEST_F(ConcurrencyTest, CreatesRacingADropLeaveNoOrphans) {
   auto setup = NewCatalog();
   for (int round = 0; round < 30; ++round) {
     std::string ns = "p" + std::to_string(round);
-    ASSERT_TRUE(setup->CreateNamespace({ns}, CreateMode::kCreate, {}, actor_).ok());
+    ASSERT_TRUE(setup->CreateNamespace(S({ns}), CreateMode::kCreate, {}, actor_).ok());
     std::vector<std::unique_ptr<Catalog>> catalogs;
     for (int i = 0; i < kThreads; ++i) catalogs.push_back(NewCatalog());
     Race([&](int i) {
       if (i == 0) {
         // Restrict: fails when a create landed first; either outcome is legitimate.
-        (void)catalogs[i]->DropNamespace({ns}, {}, actor_);
+        (void)catalogs[i]->DropNamespace(S({ns}), {}, actor_);
         return Status::OK();
       }
       if (i % 2 == 0) {
-        return catalogs[i]->DeclareTable({ns, "t" + std::to_string(i)}, {}, actor_).status();
+        return catalogs[i]->DeclareTable(S({ns, "t" + std::to_string(i)}), {}, actor_).status();
       }
       return catalogs[i]
-          ->CreateNamespace({ns, "c" + std::to_string(i)}, CreateMode::kCreate, {}, actor_)
+          ->CreateNamespace(S({ns, "c" + std::to_string(i)}), CreateMode::kCreate, {}, actor_)
           .status();
     });
     // Whatever won, no record may outlive its namespace.
-    bool ns_exists = setup->DescribeNamespace({ns}).ok();
+    bool ns_exists = setup->DescribeNamespace(S({ns})).ok();
     if (!ns_exists) {
-      EXPECT_FALSE(*setup->registry().HasDescendants(RecordKind::kTable, {ns})) << round;
-      EXPECT_FALSE(*setup->registry().HasDescendants(RecordKind::kNamespace, {ns})) << round;
+      EXPECT_FALSE(*setup->registry().HasDescendants(RecordKind::kTable, S({ns}))) << round;
+      EXPECT_FALSE(*setup->registry().HasDescendants(RecordKind::kNamespace, S({ns}))) << round;
     }
   }
 }

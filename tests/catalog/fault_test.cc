@@ -5,6 +5,7 @@
 #include "catalog/catalog.h"
 #include "common/clock.h"
 #include "common/logging.h"
+#include "scoped_ids.h"
 #include "store/fault_store.h"
 #include "store/memory_store.h"
 #include "testing/synthetic_dataset.h"
@@ -57,13 +58,13 @@ void ForEachFailingWrite(Setup setup, Op op, Check check) {
 TEST(CatalogFaultTest, DeclareTable) {
   ForEachFailingWrite(
       [](Harness& h) {
-        ASSERT_TRUE(h.catalog->CreateNamespace({"ns"}, CreateMode::kCreate, {}, h.actor).ok());
+        ASSERT_TRUE(h.catalog->CreateNamespace(S({"ns"}), CreateMode::kCreate, {}, h.actor).ok());
       },
       [](Harness& h) {
-        return h.catalog->DeclareTable({"ns", "t"}, {}, h.actor).status();
+        return h.catalog->DeclareTable(S({"ns", "t"}), {}, h.actor).status();
       },
       [](Harness& h, const Status& result, const std::string& where) {
-        auto t = h.catalog->GetTable({"ns", "t"});
+        auto t = h.catalog->GetTable(S({"ns", "t"}));
         if (result.ok()) {
           EXPECT_TRUE(t.ok()) << where;
         }
@@ -78,16 +79,16 @@ TEST(CatalogFaultTest, RenameTable) {
   std::string location;
   ForEachFailingWrite(
       [&](Harness& h) {
-        auto t = h.catalog->DeclareTable({"src"}, {}, h.actor);
+        auto t = h.catalog->DeclareTable(S({"src"}), {}, h.actor);
         ASSERT_TRUE(t.ok());
         location = t->location;
       },
       [](Harness& h) {
-        return h.catalog->RenameTable({"src"}, std::nullopt, "dst", h.actor).status();
+        return h.catalog->RenameTable(S({"src"}), std::nullopt, "dst", h.actor).status();
       },
       [&](Harness& h, const Status& result, const std::string& where) {
-        auto src = h.catalog->GetTable({"src"});
-        auto dst = h.catalog->GetTable({"dst"});
+        auto src = h.catalog->GetTable(S({"src"}));
+        auto dst = h.catalog->GetTable(S({"dst"}));
         // Exactly one name holds the table, whatever failed.
         EXPECT_NE(src.ok(), dst.ok()) << where;
         if (result.ok()) {
@@ -105,13 +106,13 @@ TEST(CatalogFaultTest, RenameTable) {
 TEST(CatalogFaultTest, DropTable) {
   ForEachFailingWrite(
       [](Harness& h) {
-        auto t = h.catalog->DeclareTable({"t"}, {}, h.actor);
+        auto t = h.catalog->DeclareTable(S({"t"}), {}, h.actor);
         ASSERT_TRUE(quiver::testing::WriteSyntheticDataset(*h.memory, t->location).ok());
       },
-      [](Harness& h) { return h.catalog->DropTable({"t"}, h.actor).status(); },
+      [](Harness& h) { return h.catalog->DropTable(S({"t"}), h.actor).status(); },
       [](Harness& h, const Status& result, const std::string& where) {
         if (result.ok()) {
-          EXPECT_FALSE(h.catalog->GetTable({"t"}).ok()) << where;
+          EXPECT_FALSE(h.catalog->GetTable(S({"t"})).ok()) << where;
         }
       });
 }
@@ -119,21 +120,22 @@ TEST(CatalogFaultTest, DropTable) {
 TEST(CatalogFaultTest, DropNamespaceCascade) {
   ForEachFailingWrite(
       [](Harness& h) {
-        ASSERT_TRUE(h.catalog->CreateNamespace({"p"}, CreateMode::kCreate, {}, h.actor).ok());
-        ASSERT_TRUE(h.catalog->CreateNamespace({"p", "c"}, CreateMode::kCreate, {}, h.actor).ok());
-        ASSERT_TRUE(h.catalog->DeclareTable({"p", "t"}, {}, h.actor).ok());
-        ASSERT_TRUE(h.catalog->DeclareTable({"p", "c", "u"}, {}, h.actor).ok());
+        ASSERT_TRUE(h.catalog->CreateNamespace(S({"p"}), CreateMode::kCreate, {}, h.actor).ok());
+        ASSERT_TRUE(
+            h.catalog->CreateNamespace(S({"p", "c"}), CreateMode::kCreate, {}, h.actor).ok());
+        ASSERT_TRUE(h.catalog->DeclareTable(S({"p", "t"}), {}, h.actor).ok());
+        ASSERT_TRUE(h.catalog->DeclareTable(S({"p", "c", "u"}), {}, h.actor).ok());
       },
       [](Harness& h) {
-        return h.catalog->DropNamespace({"p"}, {.cascade = true}, h.actor).status();
+        return h.catalog->DropNamespace(S({"p"}), {.cascade = true}, h.actor).status();
       },
       [](Harness& h, const Status& result, const std::string& where) {
         if (result.ok()) {
-          EXPECT_FALSE(h.catalog->DescribeNamespace({"p"}).ok()) << where;
+          EXPECT_FALSE(h.catalog->DescribeNamespace(S({"p"})).ok()) << where;
         } else {
           // A failed cascade may have dropped some contents, but what is left is usable:
           // retrying finishes the job.
-          EXPECT_TRUE(h.catalog->DropNamespace({"p"}, {.cascade = true}, h.actor).ok()) << where;
+          EXPECT_TRUE(h.catalog->DropNamespace(S({"p"}), {.cascade = true}, h.actor).ok()) << where;
         }
       });
 }

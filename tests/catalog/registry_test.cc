@@ -16,15 +16,15 @@ TEST(RegistryTest, StampsAnEmptyRootAndRefusesAnUnknownFormat) {
   ASSERT_TRUE(Registry::Open(store).ok());
   auto stamp = store->Get("_quiver/format.json");
   ASSERT_TRUE(stamp.ok());
-  EXPECT_NE(stamp->data.find("\"format\": 1"), std::string::npos);
+  EXPECT_NE(stamp->data.find("\"format\": 2"), std::string::npos);
   ASSERT_TRUE(Registry::Open(store).ok());  // reopening reads the same stamp
 
   auto other = MemoryObjectStore::Create();
-  ASSERT_TRUE(other->Put("_quiver/format.json", R"({"format": 2})").ok());
+  ASSERT_TRUE(other->Put("_quiver/format.json", R"({"format": 1})").ok());
   auto refused = Registry::Open(other);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(refused.status().message().find("format 2"), std::string::npos);
+  EXPECT_NE(refused.status().message().find("format 1"), std::string::npos);
 
   auto garbage = MemoryObjectStore::Create();
   ASSERT_TRUE(garbage->Put("_quiver/format.json", "not json").ok());

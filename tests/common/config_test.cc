@@ -80,7 +80,9 @@ TEST(ConfigTest, OptionsAreDeclaredConsistently) {
   }
   EXPECT_EQ(keys, (std::set<std::string>{"root", "listen", "log_level", "log_format",
                                          "managed_versioning", "workers", "max_header_bytes",
-                                         "max_body_bytes", "read_timeout_ms", "write_timeout_ms"}));
+                                         "max_body_bytes", "read_timeout_ms", "write_timeout_ms",
+                                         "auth", "admins", "jwks_file", "jwks_url", "jwt_issuer",
+                                         "jwt_audience", "authz_refresh_ms"}));
   EXPECT_EQ(keys.size(), options.size()) << "duplicate key";
 }
 

@@ -178,9 +178,18 @@ function readRecords(dir) {
   }
   return out;
 }
+// Records hold scoped ids (their project first): this test works in the default project, so
+// they are compared without it. The project's own record is not a namespace.
+function unscoped(records) {
+  return records
+    .filter((x) => x.body?.kind !== "project")
+    .map((x) => (Array.isArray(x.body?.id) && x.body.id[0] === "default"
+                   ? { ...x, body: { ...x.body, id: x.body.id.slice(1) } }
+                   : x));
+}
 function registryOnDisk() {
-  const tables = readRecords(path.join(ROOT, "_quiver", "tables"));
-  const namespaces = readRecords(path.join(ROOT, "_quiver", "ns"));
+  const tables = unscoped(readRecords(path.join(ROOT, "_quiver", "tables")));
+  const namespaces = unscoped(readRecords(path.join(ROOT, "_quiver", "ns")));
   const intentsDir = path.join(ROOT, "_quiver", "intents");
   const intents = fs.existsSync(intentsDir)
     ? fs.readdirSync(intentsDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())

@@ -11,6 +11,8 @@
 #include "catalog/catalog.h"
 #include "common/logging.h"
 #include "server/http_server.h"
+#include "server/identity.h"
+#include "server/server.h"
 #include "server/service.h"
 #include "store/counting_store.h"
 #include "store/fault_store.h"
@@ -28,7 +30,9 @@ class ServerFixture : public ::testing::Test {
   }
   void TearDown() override { StopServer(); }
 
-  void StartServer(HttpServerOptions options, bool managed = false) {
+  // `auth`: authentication on, with `admins` as server admins.
+  void StartServer(HttpServerOptions options, bool managed = false, bool auth = false,
+                   const std::string& admins = "") {
     memory_ = MemoryObjectStore::Create();
     faults_ = std::make_shared<FaultInjectingStore>(memory_);
     counts_ = std::make_shared<CountingStore>(faults_);
@@ -37,7 +41,15 @@ class ServerFixture : public ::testing::Test {
     auto catalog = catalog::Catalog::Open(counts_, catalog_options);
     ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
     catalog_ = std::move(*catalog);
-    service_ = std::make_unique<NamespaceService>(*catalog_, counts_);
+    Config config;
+    config.auth = auth;
+    config.admins = admins;
+    config.authz_refresh_ms = 0;
+    auto access = OpenAccessControl(*catalog_, config);
+    ASSERT_TRUE(access.ok()) << access.status().ToString();
+    access_ = std::move(*access);
+    auth_ = std::make_unique<Authenticator>(auth, access_->api_keys(), nullptr);
+    service_ = std::make_unique<NamespaceService>(*catalog_, *access_, *auth_, counts_);
     options.host = "127.0.0.1";
     options.port = 0;
     options.threads = 4;
@@ -60,12 +72,22 @@ class ServerFixture : public ::testing::Test {
       http_.reset();
     }
     service_.reset();
+    auth_.reset();
+    access_.reset();
     catalog_.reset();
   }
 
-  // Declares `id` ("a$b" form path segment) and writes a synthetic version 1 at its location.
+  // The catalog's id of a spec id in the default project.
+  static catalog::ObjectId Scoped(const catalog::ObjectId& spec) {
+    catalog::ObjectId out = {std::string(catalog::kDefaultProject)};
+    out.insert(out.end(), spec.begin(), spec.end());
+    return out;
+  }
+
+  // Declares `id` (a spec id, in the default project) and writes a synthetic version 1 at its
+  // location.
   catalog::TableInfo MakeTable(const catalog::ObjectId& id, bool with_index = false) {
-    auto t = catalog_->DeclareTable(id, {}, {});
+    auto t = catalog_->DeclareTable(Scoped(id), {}, {});
     EXPECT_TRUE(t.ok()) << t.status().ToString();
     EXPECT_TRUE(quiver::testing::WriteSyntheticDataset(*memory_, t->location, with_index).ok());
     return *t;
@@ -85,6 +107,8 @@ class ServerFixture : public ::testing::Test {
   std::shared_ptr<FaultInjectingStore> faults_;
   std::shared_ptr<CountingStore> counts_;
   std::unique_ptr<catalog::Catalog> catalog_;
+  std::unique_ptr<catalog::AccessControl> access_;
+  std::unique_ptr<Authenticator> auth_;
   std::unique_ptr<NamespaceService> service_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<TestClient> client_;

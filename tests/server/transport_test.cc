@@ -140,7 +140,8 @@ TEST_F(TransportTest, MetricsAndHealth) {
   EXPECT_NE(text.find("quiver_request_duration_seconds_count{operation=\"CreateNamespace\"} 2"),
             std::string::npos);
   EXPECT_NE(text.find("quiver_store_requests_total{kind=\"put\"}"), std::string::npos);
-  EXPECT_NE(text.find("quiver_registry_generation 1"), std::string::npos);
+  // The default project and warehouse (2), then the namespace.
+  EXPECT_NE(text.find("quiver_registry_generation 3"), std::string::npos);
 }
 
 // Shutdown stops accepting, lets the request being handled finish (its client gets the answer)

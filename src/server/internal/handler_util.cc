@@ -17,7 +17,12 @@ HttpResponse EmptyReply() {
   return response;
 }
 
-catalog::Actor ActorOf(const Call& call) { return {call.principal.Name(), call.request_id}; }
+catalog::Actor ActorOf(const Call& call) { return {call.subject, call.request_id}; }
+
+catalog::ObjectId SpecId(const catalog::ObjectId& scoped) {
+  if (scoped.empty()) return {};
+  return catalog::ObjectId(scoped.begin() + 1, scoped.end());
+}
 
 Result<catalog::CreateMode> ParseCreateMode(const std::optional<std::string>& mode) {
   if (!mode) return catalog::CreateMode::kCreate;

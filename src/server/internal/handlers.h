@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/access_control.h"
 #include "catalog/catalog.h"
 #include "common/result.h"
 #include "server/call.h"
@@ -24,7 +25,14 @@ namespace quiver::server::internal {
 using Handler = std::function<Result<HttpResponse>(Call&)>;
 using HandlerMap = std::map<std::string, Handler, std::less<>>;
 
-void AddNamespaceHandlers(catalog::Catalog& catalog, HandlerMap& handlers);
+void AddNamespaceHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
+                          HandlerMap& handlers);
+// Projects, warehouses (control_handlers.cc).
+void AddControlHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
+                        HandlerMap& handlers);
+// API keys, tuples, checks, events, the consistency scan (access_handlers.cc).
+void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
+                       HandlerMap& handlers);
 void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers);
 void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers);
 void AddRefHandlers(catalog::Catalog& catalog, HandlerMap& handlers);
@@ -35,6 +43,8 @@ HttpResponse JsonReply(const nlohmann::json& body, int status = 200);
 HttpResponse EmptyReply();
 
 catalog::Actor ActorOf(const Call& call);
+// The client's form of a scoped catalog id (without the project).
+catalog::ObjectId SpecId(const catalog::ObjectId& scoped);
 Result<catalog::CreateMode> ParseCreateMode(const std::optional<std::string>& mode);
 // `limit` from the query (negative = absent) and `page_token`.
 struct Paging {

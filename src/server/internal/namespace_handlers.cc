@@ -2,13 +2,82 @@
 // ListTables, ListAllTables.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
+#include "server/internal/authorize.h"
 #include "server/internal/handlers.h"
 
 namespace quiver::server::internal {
 
 using nlohmann::json;
 
-void AddNamespaceHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
+namespace {
+
+using catalog::authz::ChildKind;
+using catalog::authz::ObjectRef;
+
+// The children a caller without a rank on `parent` may see: those it holds grants on or below,
+// from the reverse index (never one check per child).
+Result<catalog::NameList> VisiblePage(catalog::AccessControl& access, const Call& call,
+                                      ChildKind kind, const Paging& paging) {
+  catalog::NameList out;
+  if (paging.limit && *paging.limit == 0) return out;
+  ObjectRef parent = RefOf(Target::kNamespace, call.id);
+  size_t want = paging.limit.value_or(0);
+  out.names = access.VisibleChildren(call.subject, parent, kind, paging.page_token,
+                                     want == 0 ? 0 : want + 1);
+  if (want != 0 && out.names.size() > want) {
+    out.names.resize(want);
+    out.page_token = out.names.back();
+  }
+  return out;
+}
+
+bool SeesEverythingIn(catalog::AccessControl& access, const Call& call) {
+  return access.Rank(call.subject, RefOf(Target::kNamespace, call.id)) > 0;
+}
+
+// Every table of the project the caller may see without a rank on the project: tables it holds
+// grants on, and every table below a namespace or warehouse it holds a grant on.
+Result<std::vector<catalog::ObjectId>> VisibleTables(catalog::Catalog& catalog,
+                                                     catalog::AccessControl& access,
+                                                     const Call& call) {
+  std::set<catalog::ObjectId> out;
+  catalog::authz::TupleFilter filter;
+  filter.object_prefix = ObjectRef::Project(call.project);
+  std::vector<catalog::authz::Tuple> held;
+  for (std::string_view subject : {std::string_view(call.subject), catalog::authz::kAnySubject}) {
+    filter.subject = std::string(subject);
+    auto tuples = access.index().Read(filter);
+    held.insert(held.end(), tuples.begin(), tuples.end());
+  }
+  for (const catalog::authz::Tuple& t : held) {
+    using catalog::authz::ObjectType;
+    if (t.object.type == ObjectType::kTable) {
+      out.insert(t.object.path);
+    } else if (t.object.type == ObjectType::kNamespace) {
+      QV_ASSIGN_OR_RETURN(auto below, catalog.registry().ListDescendants(
+                                          catalog::RecordKind::kTable, t.object.path));
+      out.insert(below.begin(), below.end());
+    } else if (t.object.type == ObjectType::kWarehouse) {
+      QV_ASSIGN_OR_RETURN(auto top, catalog.registry().ListDescendants(
+                                        catalog::RecordKind::kNamespace, {call.project}));
+      for (const catalog::ObjectId& ns : top) {
+        if (ns.size() != 2 || access.WarehouseOf(ns[0], ns[1]) != t.object.path[1]) continue;
+        QV_ASSIGN_OR_RETURN(auto below,
+                            catalog.registry().ListDescendants(catalog::RecordKind::kTable, ns));
+        out.insert(below.begin(), below.end());
+      }
+    }
+  }
+  return std::vector<catalog::ObjectId>(out.begin(), out.end());
+}
+
+}  // namespace
+
+void AddNamespaceHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
+                          HandlerMap& handlers) {
   handlers["CreateNamespace"] = [&catalog](Call& call) -> Result<HttpResponse> {
     QV_ASSIGN_OR_RETURN(auto mode_text, call.String("mode"));
     QV_ASSIGN_OR_RETURN(catalog::CreateMode mode, ParseCreateMode(mode_text));
@@ -30,10 +99,14 @@ void AddNamespaceHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     return EmptyReply();
   };
 
-  handlers["ListNamespaces"] = [&catalog](Call& call) -> Result<HttpResponse> {
+  handlers["ListNamespaces"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
     QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
-    QV_ASSIGN_OR_RETURN(catalog::NameList list,
-                        catalog.ListNamespaces(call.id, paging.page_token, paging.limit));
+    catalog::NameList list;
+    if (SeesEverythingIn(access, call)) {
+      QV_ASSIGN_OR_RETURN(list, catalog.ListNamespaces(call.id, paging.page_token, paging.limit));
+    } else {
+      QV_ASSIGN_OR_RETURN(list, VisiblePage(access, call, ChildKind::kNamespace, paging));
+    }
     json body = {{"namespaces", list.names}};
     if (list.page_token) body["page_token"] = *list.page_token;
     return JsonReply(body);
@@ -65,26 +138,66 @@ void AddNamespaceHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     return JsonReply({{"properties", dropped->properties}});
   };
 
-  handlers["ListTables"] = [&catalog](Call& call) -> Result<HttpResponse> {
+  handlers["ListTables"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
     QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
     QV_ASSIGN_OR_RETURN(auto include_declared, call.QueryBool("include_declared"));
-    QV_ASSIGN_OR_RETURN(catalog::NameList list,
-                        catalog.ListTables(call.id, paging.page_token, paging.limit,
-                                           include_declared.value_or(true)));
+    catalog::NameList list;
+    if (SeesEverythingIn(access, call)) {
+      QV_ASSIGN_OR_RETURN(list, catalog.ListTables(call.id, paging.page_token, paging.limit,
+                                                   include_declared.value_or(true)));
+    } else {
+      QV_ASSIGN_OR_RETURN(list, VisiblePage(access, call, ChildKind::kTable, paging));
+      if (!include_declared.value_or(true)) {
+        std::vector<std::string> kept;
+        for (std::string& name : list.names) {
+          auto table = catalog.GetTable(catalog::ChildOf(call.id, name));
+          if (!table.ok()) continue;
+          QV_ASSIGN_OR_RETURN(bool only_declared, catalog.IsOnlyDeclared(*table));
+          if (!only_declared) kept.push_back(std::move(name));
+        }
+        list.names = std::move(kept);
+      }
+    }
     json body = {{"tables", list.names}};
     if (list.page_token) body["page_token"] = *list.page_token;
     return JsonReply(body);
   };
 
-  handlers["ListAllTables"] = [&catalog](Call& call) -> Result<HttpResponse> {
+  handlers["ListAllTables"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
     QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
     QV_ASSIGN_OR_RETURN(auto include_declared, call.QueryBool("include_declared"));
-    QV_ASSIGN_OR_RETURN(
-        catalog::Catalog::IdList list,
-        catalog.ListAllTables(paging.page_token, paging.limit, include_declared.value_or(true)));
+    catalog::Catalog::IdList list;
+    if (access.Rank(call.subject, ObjectRef::Project(call.project)) > 0) {
+      QV_ASSIGN_OR_RETURN(list, catalog.ListAllTables(call.project, paging.page_token, paging.limit,
+                                                      include_declared.value_or(true)));
+    } else {
+      // The page token is the last id returned, as a JSON array.
+      QV_ASSIGN_OR_RETURN(std::vector<catalog::ObjectId> visible,
+                          VisibleTables(catalog, access, call));
+      auto it = visible.begin();
+      if (!paging.page_token.empty()) {
+        json after = json::parse(paging.page_token, nullptr, false);
+        if (!after.is_array()) return Status::InvalidInput("'page_token' is not one of ours");
+        catalog::ObjectId last = call.Scoped(after.get<catalog::ObjectId>());
+        it = std::upper_bound(visible.begin(), visible.end(), last);
+      }
+      for (; it != visible.end(); ++it) {
+        if (paging.limit && list.ids.size() >= *paging.limit) {
+          list.page_token = json(SpecId(list.ids.back())).dump();
+          break;
+        }
+        if (!include_declared.value_or(true)) {
+          auto table = catalog.GetTable(*it);
+          if (!table.ok()) continue;
+          QV_ASSIGN_OR_RETURN(bool only_declared, catalog.IsOnlyDeclared(*table));
+          if (only_declared) continue;
+        }
+        list.ids.push_back(*it);
+      }
+    }
     json tables = json::array();
     for (const catalog::ObjectId& id : list.ids)
-      tables.push_back(catalog::JoinId(id, call.delimiter));
+      tables.push_back(catalog::JoinId(SpecId(id), call.delimiter));
     json body = {{"tables", tables}};
     if (list.page_token) body["page_token"] = *list.page_token;
     return JsonReply(body);

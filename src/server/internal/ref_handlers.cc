@@ -191,7 +191,7 @@ void AddRefHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
       if (dropped.status().code() == StatusCode::kTableIndexNotFound) {
         return Status(
             StatusCode::kTableIndexNotFound,
-            fmt::format("table '{}' has no index named '{}'", catalog::JoinId(call.id), name));
+            fmt::format("table '{}' has no index named '{}'", catalog::DisplayId(call.id), name));
       }
       return dropped.status();
     }
@@ -207,7 +207,7 @@ void AddRefHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     if (it == by_name.end()) {
       return Status(
           StatusCode::kTableIndexNotFound,
-          fmt::format("table '{}' has no index named '{}'", catalog::JoinId(call.id), name));
+          fmt::format("table '{}' has no index named '{}'", catalog::DisplayId(call.id), name));
     }
     return JsonReply({{"index_type", it->second.front().index_type},
                       {"num_indices", it->second.size()},

@@ -40,7 +40,7 @@ bool AddressesVersion(const table::OpenOptions& o) {
 }
 
 json TableIdJson(const catalog::TableInfo& info) {
-  return {{"id", info.id}, {"properties", info.properties}};
+  return {{"id", SpecId(info.id)}, {"properties", info.properties}};
 }
 
 Result<table::CommitTarget> CommitTargetOf(const OpenedTable& table, const Call& call) {
@@ -137,7 +137,7 @@ void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     json body = {{"location", catalog.ExternalLocation(info)},
                  {"table_uri", catalog.TableUri(info)},
                  {"table", catalog::LeafOf(info.id)},
-                 {"namespace", catalog::ParentOf(info.id)},
+                 {"namespace", SpecId(catalog::ParentOf(info.id))},
                  {"properties", info.properties},
                  {"managed_versioning", info.managed_versioning}};
     if (check_declared.value_or(false) || detailed.value_or(false)) {
@@ -173,8 +173,10 @@ void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
   handlers["RenameTable"] = [&catalog](Call& call) -> Result<HttpResponse> {
     QV_ASSIGN_OR_RETURN(std::string new_name, call.RequiredString("new_table_name"));
     QV_ASSIGN_OR_RETURN(auto new_namespace, call.StringList("new_namespace_id"));
+    std::optional<catalog::ObjectId> scoped_namespace;
+    if (new_namespace) scoped_namespace = call.Scoped(*new_namespace);
     QV_RETURN_IF_ERROR(
-        catalog.RenameTable(call.id, new_namespace, new_name, ActorOf(call)).status());
+        catalog.RenameTable(call.id, scoped_namespace, new_name, ActorOf(call)).status());
     return JsonReply(json::object());
   };
 

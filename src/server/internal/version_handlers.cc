@@ -133,7 +133,7 @@ void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
         QV_RETURN_IF_ERROR(CheckBranchExists(table, branch, false));
         if (latest.status().code() == StatusCode::kTableNotFound) {
           return Status(StatusCode::kTableVersionNotFound,
-                        fmt::format("table '{}' has no versions yet", catalog::JoinId(call.id)));
+                        fmt::format("table '{}' has no versions yet", catalog::DisplayId(call.id)));
         }
         return latest.status();
       }

@@ -1,0 +1,364 @@
+#include "catalog/access_control.h"
+
+#include <fmt/format.h>
+
+#include "common/logging.h"
+
+namespace quiver::catalog {
+
+namespace {
+
+using authz::Grant;
+using authz::ObjectRef;
+using authz::ObjectType;
+using nlohmann::json;
+
+constexpr std::string_view kServerRecord = "_quiver/server.json";
+constexpr size_t kLogPage = 1000;
+
+Result<ObjectId> IdOf(const json& event) {
+  auto it = event.find("object");
+  if (it == event.end() || !it->is_array()) return Status::InvalidInput("event without object");
+  ObjectId id;
+  for (const json& part : *it) {
+    if (!part.is_string()) return Status::InvalidInput("event object holds a non-string");
+    id.push_back(part.get<std::string>());
+  }
+  return id;
+}
+
+// The index object of a catalog event's (kind, scoped id); nullopt for kinds without one.
+std::optional<ObjectRef> RefOf(std::string_view kind, const ObjectId& id) {
+  if (kind == "project" && id.size() == 1) return ObjectRef::Project(id[0]);
+  if (kind == "warehouse" && id.size() == 2) return ObjectRef::Warehouse(id[0], id[1]);
+  if (kind == "namespace" && id.size() >= 2) return ObjectRef::Namespace(id);
+  if (kind == "table" && id.size() >= 2) return ObjectRef::Table(id);
+  if (kind == "server") return ObjectRef::Server();
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Grant> AccessControl::GrantsFromJson(const json& grants, ObjectType type) {
+  std::vector<Grant> out;
+  if (!grants.is_array()) return out;
+  for (const json& g : grants) {
+    if (!g.is_object()) continue;
+    std::string subject = g.value("subject", "");
+    auto relation = authz::ParseRelation(g.value("relation", ""));
+    if (!relation.ok() || !authz::ValidateSubject(subject).ok() ||
+        !authz::ValidateRelationFor(type, *relation).ok()) {
+      QV_LOG_WARN("ignoring an unusable grant", {{"grant", g.dump()}});
+      continue;
+    }
+    out.push_back({std::move(subject), *relation});
+  }
+  return out;
+}
+
+AccessControl::AccessControl(Catalog& catalog, const AccessOptions& options)
+    : catalog_(catalog),
+      options_(options),
+      clock_(options.clock != nullptr ? options.clock : Clock::Real()),
+      config_admins_(options.server_admins.begin(), options.server_admins.end()),
+      api_keys_(std::make_unique<ApiKeyStore>(catalog.registry().store_ptr(), clock_)) {}
+
+AccessControl::~AccessControl() { catalog_.SetObserver(nullptr); }
+
+Result<std::unique_ptr<AccessControl>> AccessControl::Open(Catalog& catalog,
+                                                           const AccessOptions& options) {
+  std::unique_ptr<AccessControl> access(new AccessControl(catalog, options));
+  QV_RETURN_IF_ERROR(access->LoadAll());
+  catalog.SetObserver(access.get());
+  return access;
+}
+
+Status AccessControl::LoadAll() {
+  Registry& registry = catalog_.registry();
+  // Everything logged before the scan is in the records; what is logged during it is read
+  // back by the first refresh (events are idempotent).
+  QV_ASSIGN_OR_RETURN(uint64_t start, registry.Generation());
+  applied_seq_ = start;
+  refreshed_at_ = clock_->MonotonicNanos();
+
+  QV_ASSIGN_OR_RETURN(json server, ReadServerGrants());
+  index_.SetGrants(ObjectRef::Server(), GrantsFromJson(server, ObjectType::kServer));
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> warehouses,
+                      registry.ListDescendants(RecordKind::kWarehouse, {}));
+  for (const ObjectId& wh : warehouses) {
+    if (wh.size() != 2) continue;
+    auto record = registry.Get(RecordKind::kWarehouse, wh);
+    if (!record.ok()) continue;
+    index_.SetGrants(
+        ObjectRef::Warehouse(wh[0], wh[1]),
+        GrantsFromJson(record->body.value("grants", json::array()), ObjectType::kWarehouse));
+    SetWarehouseState(wh[0], wh[1], record->body.value("active", true));
+  }
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> namespaces,
+                      registry.ListDescendants(RecordKind::kNamespace, {}));
+  for (const ObjectId& ns : namespaces) {
+    auto record = registry.Get(RecordKind::kNamespace, ns);
+    if (!record.ok()) continue;
+    const json grants = record->body.value("grants", json::array());
+    if (ns.size() == 1) {
+      index_.SetGrants(ObjectRef::Project(ns[0]), GrantsFromJson(grants, ObjectType::kProject));
+      continue;
+    }
+    if (ns.size() == 2) {
+      std::string wh = record->body.value("warehouse", "");
+      if (!wh.empty()) SetNamespaceWarehouse(ns[0], ns[1], wh);
+    }
+    index_.SetGrants(ObjectRef::Namespace(ns), GrantsFromJson(grants, ObjectType::kNamespace));
+  }
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
+                      registry.ListDescendants(RecordKind::kTable, {}));
+  for (const ObjectId& table : tables) {
+    auto record = registry.Get(RecordKind::kTable, table);
+    if (!record.ok() || record->body.value("state", "active") != "active") continue;
+    index_.SetGrants(
+        ObjectRef::Table(table),
+        GrantsFromJson(record->body.value("grants", json::array()), ObjectType::kTable));
+  }
+  QV_LOG_INFO("authorization index loaded", {{"tuples", index_.TupleCount()},
+                                             {"tables", tables.size()},
+                                             {"namespaces", namespaces.size()},
+                                             {"warehouses", warehouses.size()}});
+  return Status::OK();
+}
+
+void AccessControl::SetWarehouseState(const std::string& project, const std::string& warehouse,
+                                      bool active) {
+  std::unique_lock lock(state_mu_);
+  warehouse_active_[{project, warehouse}] = active;
+}
+
+void AccessControl::OnEvent(const json& event) { Apply(event); }
+
+void AccessControl::Apply(const json& event) {
+  std::string action = event.value("action", "");
+  std::string kind = event.value("kind", "");
+  auto id = IdOf(event);
+  if (!id.ok() && kind != "server") return;
+  ObjectId object = id.ok() ? *id : ObjectId{};
+  std::optional<ObjectRef> ref = RefOf(kind, object);
+  if (!ref) return;
+  auto grants_of = [&] { return GrantsFromJson(event.value("grants", json::array()), ref->type); };
+  if (action == "create_project" || action == "create_warehouse" || action == "create_namespace" ||
+      action == "declare_table" || action == "register_table" || action == "set_grants") {
+    if (action == "create_namespace" && object.size() == 2 && event.contains("warehouse")) {
+      SetNamespaceWarehouse(object[0], object[1], event.value("warehouse", ""));
+    }
+    if (action == "create_warehouse") SetWarehouseState(object[0], object[1], true);
+    index_.SetGrants(*ref, grants_of());
+  } else if (action == "delete_project" || action == "delete_warehouse" ||
+             action == "drop_namespace") {
+    index_.RemoveSubtree(*ref);
+    std::unique_lock lock(state_mu_);
+    if (action == "delete_warehouse") warehouse_active_.erase({object[0], object[1]});
+    if (action == "drop_namespace" && object.size() == 2) {
+      namespace_warehouse_.erase({object[0], object[1]});
+    }
+  } else if (action == "drop_table" || action == "deregister_table") {
+    index_.SetGrants(*ref, {});
+  } else if (action == "rename_table") {
+    std::vector<std::string> to;
+    for (const json& part : event.value("to", json::array())) {
+      if (part.is_string()) to.push_back(part.get<std::string>());
+    }
+    // Replayed from the log after the grants already moved, the source has none left: keep
+    // the destination's.
+    if (to.size() >= 2 && !index_.GrantsOn(*ref).empty()) {
+      index_.MoveObject(*ref, ObjectRef::Table(to));
+    }
+  } else if (action == "activate_warehouse" || action == "deactivate_warehouse") {
+    SetWarehouseState(object[0], object[1], action == "activate_warehouse");
+  }
+}
+
+void AccessControl::MaybeRefresh() {
+  int64_t now = clock_->MonotonicNanos();
+  if (now - refreshed_at_.load() < options_.refresh_interval.count()) return;
+  std::unique_lock lock(refresh_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // another request is reading the log right now
+  if (clock_->MonotonicNanos() - refreshed_at_.load() < options_.refresh_interval.count()) return;
+  Status refreshed = Refresh();
+  if (!refreshed.ok()) {
+    QV_LOG_WARN("could not read the change log for grant changes",
+                {{"error", refreshed.ToString()}});
+  }
+}
+
+Status AccessControl::Refresh() {
+  Registry& registry = catalog_.registry();
+  while (true) {
+    QV_ASSIGN_OR_RETURN(std::vector<json> events, registry.ReadLog(applied_seq_.load(), kLogPage));
+    for (const json& event : events) {
+      Apply(event);
+      applied_seq_ = std::max<uint64_t>(applied_seq_.load(), event.value("seq", uint64_t{0}));
+    }
+    if (events.size() < kLogPage) break;
+  }
+  refreshed_at_ = clock_->MonotonicNanos();
+  return Status::OK();
+}
+
+Status AccessControl::Reconcile(const ObjectRef& obj) {
+  Registry& registry = catalog_.registry();
+  const std::vector<std::string>& path = obj.path;
+  if (obj.type == ObjectType::kServer || path.empty()) {
+    QV_ASSIGN_OR_RETURN(json server, ReadServerGrants());
+    index_.SetGrants(ObjectRef::Server(), GrantsFromJson(server, ObjectType::kServer));
+    return Status::OK();
+  }
+  auto load = [&](RecordKind kind, const ObjectId& id, const ObjectRef& ref) -> Result<json> {
+    auto record = registry.Get(kind, id);
+    if (!record.ok()) {
+      if (!record.status().IsNotFound()) return record.status();
+      if (kind == RecordKind::kNamespace && id.size() >= 2) {
+        index_.RemoveSubtree(ref);
+      } else {
+        index_.SetGrants(ref, {});
+      }
+      return json();
+    }
+    if (record->body.value("state", "active") != "active") {
+      index_.SetGrants(ref, {});
+      return json();
+    }
+    index_.SetGrants(ref, GrantsFromJson(record->body.value("grants", json::array()), ref.type));
+    return record->body;
+  };
+  const std::string& project = path[0];
+  QV_RETURN_IF_ERROR(load(RecordKind::kNamespace, {project}, ObjectRef::Project(project)).status());
+  if (obj.type == ObjectType::kWarehouse && path.size() == 2) {
+    QV_ASSIGN_OR_RETURN(json body, load(RecordKind::kWarehouse, path, obj));
+    if (body.is_object()) SetWarehouseState(path[0], path[1], body.value("active", true));
+    return Status::OK();
+  }
+  // The namespaces from the top down, then the table.
+  size_t ns_depth = obj.type == ObjectType::kTable ? path.size() - 1 : path.size();
+  for (size_t depth = 2; depth <= ns_depth; ++depth) {
+    ObjectId ns(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(depth));
+    QV_ASSIGN_OR_RETURN(json body, load(RecordKind::kNamespace, ns, ObjectRef::Namespace(ns)));
+    if (!body.is_object()) return Status::OK();  // nothing below a missing namespace
+    if (depth == 2) {
+      std::string wh = body.value("warehouse", "");
+      if (!wh.empty()) {
+        SetNamespaceWarehouse(project, ns[1], wh);
+        QV_ASSIGN_OR_RETURN(json wh_body, load(RecordKind::kWarehouse, {project, wh},
+                                               ObjectRef::Warehouse(project, wh)));
+        if (wh_body.is_object()) SetWarehouseState(project, wh, wh_body.value("active", true));
+      }
+    }
+  }
+  if (obj.type == ObjectType::kTable) {
+    QV_RETURN_IF_ERROR(load(RecordKind::kTable, path, obj).status());
+  }
+  return Status::OK();
+}
+
+bool AccessControl::IsServerAdmin(std::string_view subject) const {
+  if (config_admins_.count(subject)) return true;
+  return index_.Rank(subject, ObjectRef::Server()) >= authz::kMaxRank;
+}
+
+bool AccessControl::Check(std::string_view subject, authz::Permission permission,
+                          const ObjectRef& obj) const {
+  if (IsServerAdmin(subject)) return true;
+  return index_.Check(subject, permission, obj);
+}
+
+int AccessControl::Rank(std::string_view subject, const ObjectRef& obj) const {
+  if (IsServerAdmin(subject)) return authz::kMaxRank;
+  return index_.Rank(subject, obj);
+}
+
+Result<std::vector<std::string>> AccessControl::ProjectsOf(std::string_view subject) {
+  if (!IsServerAdmin(subject)) return index_.ProjectsOf(subject);
+  std::vector<std::string> all;
+  std::string after;
+  while (true) {
+    QV_ASSIGN_OR_RETURN(NameList page, catalog_.ListProjects(after, kLogPage));
+    all.insert(all.end(), page.names.begin(), page.names.end());
+    if (!page.page_token) return all;
+    after = *page.page_token;
+  }
+}
+
+std::vector<std::string> AccessControl::VisibleChildren(std::string_view subject,
+                                                        const ObjectRef& parent,
+                                                        authz::ChildKind kind,
+                                                        std::string_view start_after,
+                                                        size_t limit) const {
+  return index_.VisibleChildren(subject, parent, kind, start_after, limit);
+}
+
+std::string AccessControl::WarehouseOf(const std::string& project, const std::string& ns) const {
+  std::shared_lock lock(state_mu_);
+  auto it = namespace_warehouse_.find({project, ns});
+  return it == namespace_warehouse_.end() ? "" : it->second;
+}
+
+void AccessControl::SetNamespaceWarehouse(const std::string& project, const std::string& ns,
+                                          const std::string& warehouse) {
+  index_.SetNamespaceWarehouse(project, ns, warehouse);
+  std::unique_lock lock(state_mu_);
+  namespace_warehouse_[{project, ns}] = warehouse;
+}
+
+bool AccessControl::WarehouseActive(const std::string& project,
+                                    const std::string& warehouse) const {
+  std::shared_lock lock(state_mu_);
+  auto it = warehouse_active_.find({project, warehouse});
+  return it == warehouse_active_.end() || it->second;
+}
+
+Result<json> AccessControl::ReadServerGrants() {
+  auto got = catalog_.registry().store().Get(kServerRecord);
+  if (!got.ok()) {
+    if (got.status().IsNotFound()) return json::array();
+    return got.status();
+  }
+  json body = json::parse(got->data, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return Status::Corruption(fmt::format("{} is not a JSON object", kServerRecord));
+  }
+  return body.value("grants", json::array());
+}
+
+Result<json> AccessControl::UpdateServerGrants(const std::function<Status(json&)>& edit,
+                                               const Actor& actor) {
+  ObjectStore& store = catalog_.registry().store();
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    auto got = store.Get(kServerRecord);
+    json body = json::object();
+    std::optional<std::string> etag;
+    if (got.ok()) {
+      body = json::parse(got->data, nullptr, false);
+      if (body.is_discarded() || !body.is_object()) {
+        return Status::Corruption(fmt::format("{} is not a JSON object", kServerRecord));
+      }
+      etag = got->meta.etag;
+    } else if (!got.status().IsNotFound()) {
+      return got.status();
+    }
+    json grants = body.value("grants", json::array());
+    QV_RETURN_IF_ERROR(edit(grants));
+    body["grants"] = grants;
+    auto put = store.Put(kServerRecord, body.dump(2) + "\n",
+                         etag ? PutOptions::IfMatch(*etag) : PutOptions::CreateOnly());
+    if (put.ok()) {
+      json event = {{"action", "set_grants"}, {"kind", "server"},         {"object", json::array()},
+                    {"grants", grants},       {"actor", actor.principal}, {"outcome", "ok"}};
+      if (!actor.request_id.empty()) event["request_id"] = actor.request_id;
+      Apply(event);
+      catalog_.registry().AppendLogAsync(event);
+      return grants;
+    }
+    if (!put.status().IsConflict() && !put.status().IsAlreadyExists()) return put.status();
+  }
+  return Status(StatusCode::kConcurrentModification, "the server's grants keep changing",
+                Subcode::kNone, true);
+}
+
+}  // namespace quiver::catalog

@@ -1,0 +1,279 @@
+#include "catalog/api_keys.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "catalog/object_id.h"
+
+namespace quiver::catalog {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kKeysDir = "_quiver/access/keys/";
+constexpr std::string_view kKeyPrefix = "qv_";
+constexpr size_t kKeyIdBytes = 8;    // 16 hex characters
+constexpr size_t kSecretBytes = 32;  // 43 base64url characters
+constexpr size_t kSaltBytes = 16;
+constexpr size_t kMaxPrincipalBytes = 256;
+
+Status Unauthenticated() { return Status(StatusCode::kUnauthenticated, "invalid API key"); }
+
+std::string Hex(const unsigned char* data, size_t n) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    out += kDigits[data[i] >> 4];
+    out += kDigits[data[i] & 15];
+  }
+  return out;
+}
+
+Result<std::string> SecureRandom(size_t n) {
+  std::string bytes(n, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(n)) != 1) {
+    return Status::Internal("the system random generator failed");
+  }
+  return bytes;
+}
+
+std::string Base64Url(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (unsigned char c : bytes) {
+    acc = (acc << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out += kAlphabet[(acc >> bits) & 63];
+    }
+  }
+  if (bits > 0) out += kAlphabet[(acc << (6 - bits)) & 63];
+  return out;
+}
+
+// SHA-256(salt || secret) as hex.
+std::string SaltedHash(std::string_view salt, std::string_view secret) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  EVP_DigestUpdate(ctx, salt.data(), salt.size());
+  EVP_DigestUpdate(ctx, secret.data(), secret.size());
+  EVP_DigestFinal_ex(ctx, digest, &len);
+  EVP_MD_CTX_free(ctx);
+  return Hex(digest, len);
+}
+
+bool IsHex(std::string_view s) {
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+std::string KeyRecord(std::string_view key_id) {
+  return fmt::format("{}{}.json", kKeysDir, key_id);
+}
+
+ApiKeyInfo InfoFromJson(const json& body) {
+  ApiKeyInfo info;
+  info.key_id = body.value("key_id", "");
+  info.principal = body.value("principal", "");
+  info.description = body.value("description", "");
+  info.created_at = body.value("created_at", "");
+  info.created_by = body.value("created_by", "");
+  if (body.contains("expires_at_ms") && body["expires_at_ms"].is_number_integer()) {
+    info.expires_at_ms = body["expires_at_ms"].get<int64_t>();
+  }
+  if (body.contains("revoked_at") && body["revoked_at"].is_string()) {
+    info.revoked_at = body["revoked_at"].get<std::string>();
+  }
+  return info;
+}
+
+}  // namespace
+
+Status ValidatePrincipal(std::string_view principal) {
+  constexpr std::string_view kUser = "user:";
+  if (principal.substr(0, kUser.size()) != kUser || principal.size() == kUser.size()) {
+    return Status::InvalidInput(
+        fmt::format("principal '{}' must be written user:<name>", principal));
+  }
+  if (principal.size() > kMaxPrincipalBytes || !IsValidUtf8(principal)) {
+    return Status::InvalidInput("a principal is at most 256 bytes of UTF-8 text");
+  }
+  for (unsigned char c : principal) {
+    if (c < 0x20 || c == 0x7f) {
+      return Status::InvalidInput("a principal must not contain control characters");
+    }
+  }
+  if (principal == "user:*") {
+    return Status::InvalidInput("user:* stands for everyone and is not a principal");
+  }
+  return Status::OK();
+}
+
+ApiKeyStore::ApiKeyStore(std::shared_ptr<ObjectStore> root, const Clock* clock, Duration cache_ttl)
+    : root_(std::move(root)),
+      clock_(clock != nullptr ? clock : Clock::Real()),
+      cache_ttl_(cache_ttl) {}
+
+Result<CreatedApiKey> ApiKeyStore::Create(const std::string& principal,
+                                          std::optional<int64_t> expires_at_ms,
+                                          const std::string& description,
+                                          const std::string& created_by) {
+  QV_RETURN_IF_ERROR(ValidatePrincipal(principal));
+  if (expires_at_ms && *expires_at_ms <= clock_->NowMillis()) {
+    return Status::InvalidInput("'expires_at_ms' is in the past");
+  }
+  if (description.size() > 1024 || !IsValidUtf8(description)) {
+    return Status::InvalidInput("'description' is at most 1024 bytes of UTF-8 text");
+  }
+  QV_ASSIGN_OR_RETURN(std::string id_bytes, SecureRandom(kKeyIdBytes));
+  QV_ASSIGN_OR_RETURN(std::string secret_bytes, SecureRandom(kSecretBytes));
+  QV_ASSIGN_OR_RETURN(std::string salt_bytes, SecureRandom(kSaltBytes));
+  std::string key_id = Hex(reinterpret_cast<const unsigned char*>(id_bytes.data()), kKeyIdBytes);
+  std::string secret = Base64Url(secret_bytes);
+  std::string salt = Hex(reinterpret_cast<const unsigned char*>(salt_bytes.data()), kSaltBytes);
+  json body = {{"key_id", key_id},
+               {"principal", principal},
+               {"salt", salt},
+               {"hash", SaltedHash(salt, secret)},
+               {"description", description},
+               {"created_at", FormatIso8601Millis(clock_->NowNanos())},
+               {"created_by", created_by}};
+  if (expires_at_ms) body["expires_at_ms"] = *expires_at_ms;
+  QV_RETURN_IF_ERROR(
+      root_->Put(KeyRecord(key_id), body.dump(2) + "\n", PutOptions::CreateOnly()).status());
+  CreatedApiKey created;
+  created.info = InfoFromJson(body);
+  created.key = fmt::format("{}{}_{}", kKeyPrefix, key_id, secret);
+  return created;
+}
+
+Result<ApiKeyStore::Cached> ApiKeyStore::Load(const std::string& key_id) {
+  int64_t now = clock_->MonotonicNanos();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = cache_.find(key_id);
+    if (it != cache_.end() && now - it->second.fetched_at < cache_ttl_.count()) return it->second;
+  }
+  QV_ASSIGN_OR_RETURN(GetResult got, root_->Get(KeyRecord(key_id)));
+  json body = json::parse(got.data, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return Status::Corruption(fmt::format("API key record '{}' is not JSON", key_id));
+  }
+  Cached cached;
+  cached.principal = body.value("principal", "");
+  cached.salt = body.value("salt", "");
+  cached.hash = body.value("hash", "");
+  ApiKeyInfo info = InfoFromJson(body);
+  cached.expires_at_ms = info.expires_at_ms;
+  cached.revoked = info.revoked_at.has_value();
+  cached.fetched_at = now;
+  std::lock_guard<std::mutex> lock(mu_);
+  cache_[key_id] = cached;
+  return cached;
+}
+
+Result<std::string> ApiKeyStore::Verify(std::string_view key, std::string* reason) {
+  auto fail = [&](std::string why) -> Status {
+    if (reason != nullptr) *reason = std::move(why);
+    return Unauthenticated();
+  };
+  const size_t id_chars = 2 * kKeyIdBytes;
+  if (key.size() != kKeyPrefix.size() + id_chars + 1 + 43 ||
+      key.substr(0, kKeyPrefix.size()) != kKeyPrefix || key[kKeyPrefix.size() + id_chars] != '_') {
+    return fail("malformed API key");
+  }
+  std::string key_id(key.substr(kKeyPrefix.size(), id_chars));
+  if (!IsHex(key_id)) return fail("malformed API key id");
+  std::string_view secret = key.substr(kKeyPrefix.size() + id_chars + 1);
+  auto cached = Load(key_id);
+  if (!cached.ok()) {
+    if (cached.status().IsNotFound()) return fail(fmt::format("unknown API key id {}", key_id));
+    return cached.status();  // a storage failure is not the caller's fault
+  }
+  std::string hash = SaltedHash(cached->salt, secret);
+  if (hash.size() != cached->hash.size() ||
+      CRYPTO_memcmp(hash.data(), cached->hash.data(), hash.size()) != 0) {
+    return fail(fmt::format("wrong secret for API key {}", key_id));
+  }
+  if (cached->revoked) return fail(fmt::format("API key {} is revoked", key_id));
+  if (cached->expires_at_ms && clock_->NowMillis() >= *cached->expires_at_ms) {
+    return fail(fmt::format("API key {} expired", key_id));
+  }
+  return cached->principal;
+}
+
+Result<ApiKeyInfo> ApiKeyStore::Describe(const std::string& key_id) {
+  if (key_id.size() != 2 * kKeyIdBytes || !IsHex(key_id)) {
+    return Status::InvalidInput(fmt::format("no API key '{}'", key_id));
+  }
+  auto got = root_->Get(KeyRecord(key_id));
+  if (!got.ok()) {
+    if (got.status().IsNotFound()) {
+      return Status::InvalidInput(fmt::format("no API key '{}'", key_id));
+    }
+    return got.status();
+  }
+  json body = json::parse(got->data, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return Status::Corruption(fmt::format("API key record '{}' is not JSON", key_id));
+  }
+  return InfoFromJson(body);
+}
+
+Result<ApiKeyInfo> ApiKeyStore::Revoke(const std::string& key_id, const std::string& revoked_by) {
+  QV_RETURN_IF_ERROR(Describe(key_id).status());
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    QV_ASSIGN_OR_RETURN(GetResult got, root_->Get(KeyRecord(key_id)));
+    json body = json::parse(got.data, nullptr, false);
+    if (body.is_discarded() || !body.is_object()) {
+      return Status::Corruption(fmt::format("API key record '{}' is not JSON", key_id));
+    }
+    if (!body.contains("revoked_at")) {
+      body["revoked_at"] = FormatIso8601Millis(clock_->NowNanos());
+      body["revoked_by"] = revoked_by;
+      auto put =
+          root_->Put(KeyRecord(key_id), body.dump(2) + "\n", PutOptions::IfMatch(got.meta.etag));
+      if (!put.ok()) {
+        if (put.status().IsConflict()) continue;
+        return put.status();
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    cache_.erase(key_id);
+    return InfoFromJson(body);
+  }
+  return Status(StatusCode::kConcurrentModification,
+                fmt::format("API key '{}' keeps changing; try again", key_id), Subcode::kNone,
+                true);
+}
+
+Result<std::vector<ApiKeyInfo>> ApiKeyStore::List(const std::optional<std::string>& principal) {
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> objects, root_->ListAll(kKeysDir));
+  std::vector<ApiKeyInfo> out;
+  for (const ObjectMeta& object : objects) {
+    auto got = root_->Get(object.key);
+    if (!got.ok()) continue;
+    json body = json::parse(got->data, nullptr, false);
+    if (body.is_discarded() || !body.is_object()) continue;
+    ApiKeyInfo info = InfoFromJson(body);
+    if (principal && info.principal != *principal) continue;
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+}  // namespace quiver::catalog

@@ -1,0 +1,487 @@
+// The hierarchy layer of Catalog: projects, warehouses, scoped ids and the grants stored in
+// records (catalog.h). A project is a depth-1 namespace record of kind "project"; a warehouse
+// is a record under _quiver/warehouses/<project>/. Both follow the catalog's order: validate →
+// parent live → conflict → conditional write (record and owner grant together) → re-check →
+// change-log event.
+#include <fmt/format.h>
+
+#include "catalog/catalog.h"
+#include "store/store_uri.h"
+
+namespace quiver::catalog {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kGrantRetries = 8;
+
+Status Error(StatusCode code, std::string message) { return Status(code, std::move(message)); }
+
+Status Retryable(std::string message) {
+  return Status(StatusCode::kConcurrentModification, std::move(message), Subcode::kNone, true);
+}
+
+Properties PropertiesOf(const json& body) {
+  Properties props;
+  auto it = body.find("properties");
+  if (it == body.end() || !it->is_object()) return props;
+  for (auto& [k, v] : it->items()) {
+    if (v.is_string()) props[k] = v.get<std::string>();
+  }
+  return props;
+}
+
+ProjectInfo ProjectFromRecord(const std::string& name, const json& body) {
+  return {name, PropertiesOf(body), body.value("created_at", ""),
+          body.value("grants", json::array())};
+}
+
+Status ValidateRoot(const std::string& root) {
+  if (root.empty()) return Status::OK();
+  auto parsed = ParseStoreUri(root);
+  if (!parsed.ok())
+    return Status::InvalidInput(fmt::format("'root': {}", parsed.status().message()));
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string DisplayId(const ObjectId& scoped) {
+  if (scoped.size() <= 1) return "";
+  return JoinId(ObjectId(scoped.begin() + 1, scoped.end()));
+}
+
+Status ValidateScopedId(const ObjectId& id, std::string_view what, bool allow_root) {
+  if (id.empty()) return Status::InvalidInput(fmt::format("a {} id needs its project", what));
+  QV_RETURN_IF_ERROR(ValidateName(id.front(), "project"));
+  return ValidateId(ObjectId(id.begin() + 1, id.end()), what, allow_root);
+}
+
+json Catalog::OwnerGrants(const Actor& actor, std::string_view relation) const {
+  return json::array({{{"subject", actor.principal}, {"relation", relation}}});
+}
+
+// --- projects --------------------------------------------------------------------------------
+
+Status Catalog::EnsureDefaults(const Actor& actor) {
+  auto project = CreateProject(std::string(kDefaultProject), {}, actor);
+  if (!project.ok() && project.status().code() != StatusCode::kNamespaceAlreadyExists) {
+    return project.status();
+  }
+  auto warehouse =
+      CreateWarehouse(std::string(kDefaultProject), std::string(kDefaultWarehouse), "", {}, actor);
+  if (!warehouse.ok() && warehouse.status().code() != StatusCode::kNamespaceAlreadyExists) {
+    return warehouse.status();
+  }
+  return Status::OK();
+}
+
+Result<ProjectInfo> Catalog::CreateProject(const std::string& name, const Properties& properties,
+                                           const Actor& actor) {
+  QV_RETURN_IF_ERROR(ValidateName(name, "project"));
+  json body = {{"kind", "project"},
+               {"id", json::array({name})},
+               {"properties", properties},
+               {"created_at", Now()},
+               {"grants", OwnerGrants(actor, "admin")}};
+  auto created = registry_->Create(RecordKind::kNamespace, {name}, body);
+  if (!created.ok()) {
+    if (created.status().IsAlreadyExists()) {
+      return Error(StatusCode::kNamespaceAlreadyExists,
+                   fmt::format("project '{}' already exists", name));
+    }
+    return created.status();
+  }
+  Log("create_project", "project", {name}, actor, {{"grants", body["grants"]}});
+  return ProjectFromRecord(name, body);
+}
+
+Result<ProjectInfo> Catalog::DescribeProject(const std::string& name) {
+  QV_RETURN_IF_ERROR(ValidateName(name, "project"));
+  auto record = registry_->Get(RecordKind::kNamespace, {name});
+  if (!record.ok()) {
+    if (record.status().IsNotFound()) {
+      return Error(StatusCode::kNamespaceNotFound,
+                   fmt::format("project '{}' does not exist", name));
+    }
+    return record.status();
+  }
+  return ProjectFromRecord(name, record->body);
+}
+
+Result<NameList> Catalog::ListProjects(const std::string& page_token, std::optional<size_t> limit) {
+  NameList out;
+  if (limit && *limit == 0) return out;
+  QV_ASSIGN_OR_RETURN(NamePage page, registry_->ListChildren(RecordKind::kNamespace, {}, page_token,
+                                                             limit.value_or(0)));
+  out.names = std::move(page.names);
+  if (page.truncated && !out.names.empty()) out.page_token = out.names.back();
+  return out;
+}
+
+Result<ProjectInfo> Catalog::DeleteProject(const std::string& name, const Actor& actor) {
+  QV_RETURN_IF_ERROR(ValidateName(name, "project"));
+  auto record = registry_->Get(RecordKind::kNamespace, {name});
+  if (!record.ok()) {
+    if (record.status().IsNotFound()) {
+      return Error(StatusCode::kNamespaceNotFound,
+                   fmt::format("project '{}' does not exist", name));
+    }
+    return record.status();
+  }
+  if (HasLiveDropMark(record->body)) {
+    return Retryable(fmt::format("project '{}' is being deleted by another request", name));
+  }
+  // Mark first: a warehouse or namespace created after the mark sees it on its re-check and
+  // withdraws; one created before is found by the emptiness check below.
+  json marked = record->body;
+  const int64_t mark = clock()->NowNanos();
+  marked["dropping_since"] = mark;
+  auto marked_etag = registry_->Replace(RecordKind::kNamespace, {name}, marked, record->etag);
+  if (!marked_etag.ok()) {
+    if (marked_etag.status().IsConflict()) {
+      return Retryable(fmt::format("project '{}' changed concurrently", name));
+    }
+    return marked_etag.status();
+  }
+  auto unmark = [&](Status why) -> Status {
+    auto current = registry_->Get(RecordKind::kNamespace, {name});
+    if (current.ok() && current->body.value("dropping_since", int64_t{0}) == mark) {
+      current->body.erase("dropping_since");
+      (void)registry_->Replace(RecordKind::kNamespace, {name}, current->body, current->etag);
+    }
+    return why;
+  };
+  auto warehouses = registry_->ListChildren(RecordKind::kWarehouse, {name}, "", 5);
+  if (!warehouses.ok()) return unmark(warehouses.status());
+  auto namespaces = registry_->ListChildren(RecordKind::kNamespace, {name}, "", 5);
+  if (!namespaces.ok()) return unmark(namespaces.status());
+  auto tables = registry_->ListChildren(RecordKind::kTable, {name}, "", 5);
+  if (!tables.ok()) return unmark(tables.status());
+  std::vector<std::string> parts;
+  auto describe = [&](std::string_view what, const NamePage& page) {
+    if (page.names.empty()) return;
+    parts.push_back(
+        fmt::format("{} {}{}", what, fmt::join(page.names, ", "), page.truncated ? ", ..." : ""));
+  };
+  describe("warehouses", *warehouses);
+  describe("namespaces", *namespaces);
+  describe("tables", *tables);
+  if (!parts.empty()) {
+    return unmark(Error(StatusCode::kNamespaceNotEmpty,
+                        fmt::format("project '{}' is not empty (it holds {}); delete those first "
+                                    "(a project delete never cascades)",
+                                    name, fmt::join(parts, " and "))));
+  }
+  Status deleted = registry_->Delete(RecordKind::kNamespace, {name}, *marked_etag);
+  if (!deleted.ok()) {
+    if (deleted.IsConflict() || deleted.IsNotFound()) {
+      return Retryable(fmt::format("project '{}' changed while it was being deleted", name));
+    }
+    return unmark(deleted);
+  }
+  Log("delete_project", "project", {name}, actor);
+  return ProjectFromRecord(name, record->body);
+}
+
+// --- warehouses ------------------------------------------------------------------------------
+
+Result<WarehouseInfo> Catalog::WarehouseFromRecord(const std::string& project,
+                                                   const std::string& name,
+                                                   const json& body) const {
+  WarehouseInfo info;
+  info.project = project;
+  info.name = name;
+  info.root = body.value("root", "");
+  info.active = body.value("active", true);
+  info.properties = PropertiesOf(body);
+  info.created_at = body.value("created_at", "");
+  info.grants = body.value("grants", json::array());
+  return info;
+}
+
+Result<WarehouseInfo> Catalog::CreateWarehouse(const std::string& project, const std::string& name,
+                                               const std::string& root,
+                                               const Properties& properties, const Actor& actor) {
+  QV_RETURN_IF_ERROR(ValidateName(project, "project"));
+  QV_RETURN_IF_ERROR(ValidateName(name, "warehouse"));
+  QV_RETURN_IF_ERROR(ValidateRoot(root));
+  QV_RETURN_IF_ERROR(CheckNamespaceLive({project}, "creating warehouses in it"));
+  if (!root.empty()) {
+    // The root must open now, not at the first table.
+    QV_RETURN_IF_ERROR(RootStore(root).status().WithContext("opening the warehouse root"));
+  }
+  json body = {{"kind", "warehouse"}, {"project", project},
+               {"name", name},        {"root", root},
+               {"active", true},      {"properties", properties},
+               {"created_at", Now()}, {"grants", OwnerGrants(actor, "owner")}};
+  auto created = registry_->Create(RecordKind::kWarehouse, {project, name}, body);
+  if (!created.ok()) {
+    if (created.status().IsAlreadyExists()) {
+      return Error(StatusCode::kNamespaceAlreadyExists,
+                   fmt::format("warehouse '{}' already exists in project '{}'", name, project));
+    }
+    return created.status();
+  }
+  Status live = CheckNamespaceLive({project}, "creating warehouses in it");
+  if (!live.ok()) {
+    (void)registry_->Delete(RecordKind::kWarehouse, {project, name}, *created);
+    return live;
+  }
+  Log("create_warehouse", "warehouse", {project, name}, actor,
+      {{"grants", body["grants"]}, {"root", root}});
+  return WarehouseFromRecord(project, name, body);
+}
+
+Result<WarehouseInfo> Catalog::DescribeWarehouse(const std::string& project,
+                                                 const std::string& name) {
+  QV_RETURN_IF_ERROR(ValidateName(project, "project"));
+  QV_RETURN_IF_ERROR(ValidateName(name, "warehouse"));
+  auto record = registry_->Get(RecordKind::kWarehouse, {project, name});
+  if (!record.ok()) {
+    if (record.status().IsNotFound()) {
+      return Error(
+          StatusCode::kNamespaceNotFound,
+          fmt::format("warehouse '{}' does not exist; create it (POST /v1/warehouses)", name));
+    }
+    return record.status();
+  }
+  return WarehouseFromRecord(project, name, record->body);
+}
+
+Result<NameList> Catalog::ListWarehouses(const std::string& project, const std::string& page_token,
+                                         std::optional<size_t> limit) {
+  QV_RETURN_IF_ERROR(DescribeProject(project).status());
+  NameList out;
+  if (limit && *limit == 0) return out;
+  QV_ASSIGN_OR_RETURN(NamePage page, registry_->ListChildren(RecordKind::kWarehouse, {project},
+                                                             page_token, limit.value_or(0)));
+  out.names = std::move(page.names);
+  if (page.truncated && !out.names.empty()) out.page_token = out.names.back();
+  return out;
+}
+
+Result<WarehouseInfo> Catalog::DeleteWarehouse(const std::string& project, const std::string& name,
+                                               const Actor& actor) {
+  QV_RETURN_IF_ERROR(DescribeWarehouse(project, name).status());
+  auto record = registry_->Get(RecordKind::kWarehouse, {project, name});
+  if (!record.ok()) return record.status();
+  if (HasLiveDropMark(record->body)) {
+    return Retryable(fmt::format("warehouse '{}' is being deleted by another request", name));
+  }
+  json marked = record->body;
+  const int64_t mark = clock()->NowNanos();
+  marked["dropping_since"] = mark;
+  auto marked_etag =
+      registry_->Replace(RecordKind::kWarehouse, {project, name}, marked, record->etag);
+  if (!marked_etag.ok()) {
+    if (marked_etag.status().IsConflict()) {
+      return Retryable(fmt::format("warehouse '{}' changed concurrently", name));
+    }
+    return marked_etag.status();
+  }
+  auto unmark = [&](Status why) -> Status {
+    auto current = registry_->Get(RecordKind::kWarehouse, {project, name});
+    if (current.ok() && current->body.value("dropping_since", int64_t{0}) == mark) {
+      current->body.erase("dropping_since");
+      (void)registry_->Replace(RecordKind::kWarehouse, {project, name}, current->body,
+                               current->etag);
+    }
+    return why;
+  };
+  // The namespaces that live in this warehouse (a scan of the project's top-level namespaces;
+  // deletes are rare and projects hold few of them).
+  std::vector<std::string> inside;
+  bool more = false;
+  std::string after;
+  while (true) {
+    auto page = registry_->ListChildren(RecordKind::kNamespace, {project}, after, 1000);
+    if (!page.ok()) return unmark(page.status());
+    for (const std::string& ns : page->names) {
+      auto ns_record = registry_->Get(RecordKind::kNamespace, {project, ns});
+      if (!ns_record.ok()) continue;
+      if (ns_record->body.value("warehouse", "") != name) continue;
+      if (inside.size() < 5) {
+        inside.push_back(ns);
+      } else {
+        more = true;
+      }
+    }
+    if (!page->truncated || page->names.empty()) break;
+    after = page->names.back();
+  }
+  // The project root's tables live in the default warehouse.
+  if (inside.empty()) {
+    auto fallback = DefaultWarehouse(project);
+    auto root_tables = registry_->ListChildren(RecordKind::kTable, {project}, "", 1);
+    if (fallback.ok() && fallback->name == name && root_tables.ok() &&
+        !root_tables->names.empty()) {
+      inside.push_back("the root namespace's tables");
+    }
+  }
+  if (!inside.empty()) {
+    return unmark(Error(StatusCode::kNamespaceNotEmpty,
+                        fmt::format("warehouse '{}' is not empty (it holds namespaces {}{}); drop "
+                                    "those first",
+                                    name, fmt::join(inside, ", "), more ? ", ..." : "")));
+  }
+  Status deleted = registry_->Delete(RecordKind::kWarehouse, {project, name}, *marked_etag);
+  if (!deleted.ok()) {
+    if (deleted.IsConflict() || deleted.IsNotFound()) {
+      return Retryable(fmt::format("warehouse '{}' changed while it was being deleted", name));
+    }
+    return unmark(deleted);
+  }
+  Log("delete_warehouse", "warehouse", {project, name}, actor);
+  return WarehouseFromRecord(project, name, record->body);
+}
+
+Result<WarehouseInfo> Catalog::SetWarehouseActive(const std::string& project,
+                                                  const std::string& name, bool active,
+                                                  const Actor& actor) {
+  QV_RETURN_IF_ERROR(DescribeWarehouse(project, name).status());
+  for (int attempt = 0; attempt < kGrantRetries; ++attempt) {
+    QV_ASSIGN_OR_RETURN(Record record, registry_->Get(RecordKind::kWarehouse, {project, name}));
+    json body = record.body;
+    body["active"] = active;
+    auto replaced = registry_->Replace(RecordKind::kWarehouse, {project, name}, body, record.etag);
+    if (replaced.ok()) {
+      Log(active ? "activate_warehouse" : "deactivate_warehouse", "warehouse", {project, name},
+          actor, {{"active", active}});
+      return WarehouseFromRecord(project, name, body);
+    }
+    if (!replaced.status().IsConflict()) return replaced.status();
+  }
+  return Retryable(fmt::format("warehouse '{}' keeps changing; try again", name));
+}
+
+Result<WarehouseInfo> Catalog::DefaultWarehouse(const std::string& project) {
+  QV_ASSIGN_OR_RETURN(NamePage page,
+                      registry_->ListChildren(RecordKind::kWarehouse, {project}, "", 2));
+  if (page.names.size() == 1) return DescribeWarehouse(project, page.names.front());
+  auto named = DescribeWarehouse(project, std::string(kDefaultWarehouse));
+  if (named.ok() || named.status().code() != StatusCode::kNamespaceNotFound) return named;
+  if (page.names.empty()) {
+    return Error(
+        StatusCode::kNamespaceNotFound,
+        fmt::format("project '{}' has no warehouse; create one (POST /v1/warehouses)", project));
+  }
+  return Status::InvalidInput(fmt::format(
+      "project '{}' has several warehouses and none is named 'default'; name one with the "
+      "namespace property '{}'",
+      project, kWarehouseProperty));
+}
+
+Result<std::string> Catalog::WarehouseOfNamespace(const ObjectId& ns) {
+  QV_RETURN_IF_ERROR(ValidateScopedId(ns, "namespace", true));
+  if (ns.size() == 1) {
+    QV_ASSIGN_OR_RETURN(WarehouseInfo wh, DefaultWarehouse(ns.front()));
+    return wh.name;
+  }
+  ObjectId top = {ns[0], ns[1]};
+  auto record = registry_->Get(RecordKind::kNamespace, top);
+  if (!record.ok()) {
+    if (record.status().IsNotFound()) {
+      return Error(StatusCode::kNamespaceNotFound,
+                   fmt::format("namespace '{}' does not exist", DisplayId(top)));
+    }
+    return record.status();
+  }
+  std::string warehouse = record->body.value("warehouse", "");
+  if (warehouse.empty()) {
+    return Status::Corruption(
+        fmt::format("namespace '{}' does not name its warehouse", DisplayId(top)));
+  }
+  return warehouse;
+}
+
+Result<WarehouseInfo> Catalog::WarehouseForTables(const ObjectId& ns) {
+  QV_ASSIGN_OR_RETURN(std::string name, WarehouseOfNamespace(ns));
+  QV_ASSIGN_OR_RETURN(WarehouseInfo wh, DescribeWarehouse(ns.front(), name));
+  if (!wh.active) {
+    return Error(StatusCode::kPermissionDenied,
+                 fmt::format("warehouse '{}' is deactivated", wh.name));
+  }
+  return wh;
+}
+
+// --- grants ----------------------------------------------------------------------------------
+
+namespace {
+
+struct GrantRecord {
+  RecordKind kind;
+  ObjectId key;
+  std::string_view what;
+  StatusCode missing;
+};
+
+Result<GrantRecord> GrantRecordOf(Catalog::GrantTarget target, const ObjectId& id) {
+  switch (target) {
+    case Catalog::GrantTarget::kProject:
+      if (id.size() != 1) return Status::InvalidInput("a project id is one name");
+      QV_RETURN_IF_ERROR(ValidateName(id.front(), "project"));
+      return GrantRecord{RecordKind::kNamespace, id, "project", StatusCode::kNamespaceNotFound};
+    case Catalog::GrantTarget::kWarehouse:
+      if (id.size() != 2) return Status::InvalidInput("a warehouse id is project and name");
+      QV_RETURN_IF_ERROR(ValidateName(id[0], "project"));
+      QV_RETURN_IF_ERROR(ValidateName(id[1], "warehouse"));
+      return GrantRecord{RecordKind::kWarehouse, id, "warehouse", StatusCode::kNamespaceNotFound};
+    case Catalog::GrantTarget::kNamespace:
+      QV_RETURN_IF_ERROR(ValidateScopedId(id, "namespace", false));
+      return GrantRecord{RecordKind::kNamespace, id, "namespace", StatusCode::kNamespaceNotFound};
+    case Catalog::GrantTarget::kTable:
+      QV_RETURN_IF_ERROR(ValidateScopedId(id, "table", false));
+      return GrantRecord{RecordKind::kTable, id, "table", StatusCode::kTableNotFound};
+  }
+  return Status::InvalidInput("unknown grant target");
+}
+
+std::string GrantObjectName(const GrantRecord& g) {
+  if (g.kind == RecordKind::kWarehouse) return g.key[1];
+  if (g.key.size() == 1) return g.key.front();
+  return DisplayId(g.key);
+}
+
+}  // namespace
+
+Result<json> Catalog::ReadGrants(GrantTarget target, const ObjectId& id) {
+  QV_ASSIGN_OR_RETURN(GrantRecord g, GrantRecordOf(target, id));
+  auto record = registry_->Get(g.kind, g.key);
+  bool active = record.ok() && record->body.value("state", "active") == "active";
+  if (!active) {
+    if (record.ok() || record.status().IsNotFound()) {
+      return Error(g.missing, fmt::format("{} '{}' does not exist", g.what, GrantObjectName(g)));
+    }
+    return record.status();
+  }
+  return record->body.value("grants", json::array());
+}
+
+Result<json> Catalog::UpdateGrants(GrantTarget target, const ObjectId& id,
+                                   const std::function<Status(json&)>& edit, const Actor& actor) {
+  QV_ASSIGN_OR_RETURN(GrantRecord g, GrantRecordOf(target, id));
+  for (int attempt = 0; attempt < kGrantRetries; ++attempt) {
+    auto record = registry_->Get(g.kind, g.key);
+    if (!record.ok() || record->body.value("state", "active") != "active" ||
+        (g.kind == RecordKind::kNamespace &&
+         (id.size() == 1) != (record->body.value("kind", "") == "project"))) {
+      if (!record.ok() && !record.status().IsNotFound()) return record.status();
+      return Error(g.missing, fmt::format("{} '{}' does not exist", g.what, GrantObjectName(g)));
+    }
+    json grants = record->body.value("grants", json::array());
+    QV_RETURN_IF_ERROR(edit(grants));
+    json body = record->body;
+    body["grants"] = grants;
+    auto replaced = registry_->Replace(g.kind, g.key, body, record->etag);
+    if (replaced.ok()) {
+      Log("set_grants", g.what, g.key, actor, {{"grants", grants}});
+      return grants;
+    }
+    if (!replaced.status().IsConflict()) return replaced.status();
+  }
+  return Retryable(fmt::format("{} '{}' keeps changing; try again", g.what, GrantObjectName(g)));
+}
+
+}  // namespace quiver::catalog

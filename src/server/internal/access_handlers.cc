@@ -1,0 +1,328 @@
+// Identity and authorization administration: API keys, relation tuples, permission checks, the
+// change log as events, and the consistency scan (docs/authorization.md).
+#include <fmt/format.h>
+
+#include "catalog/api_keys.h"
+#include "server/identity.h"
+#include "server/internal/authorize.h"
+#include "server/internal/handlers.h"
+
+namespace quiver::server::internal {
+
+namespace {
+
+using catalog::authz::ObjectRef;
+using catalog::authz::ObjectType;
+using catalog::authz::Permission;
+using catalog::authz::Tuple;
+using nlohmann::json;
+
+constexpr size_t kMaxTuplesPerRequest = 1000;
+
+json KeyJson(const catalog::ApiKeyInfo& k) {
+  json body = {{"key_id", k.key_id},
+               {"principal", k.principal},
+               {"description", k.description},
+               {"created_at", k.created_at},
+               {"created_by", k.created_by}};
+  if (k.expires_at_ms) body["expires_at_ms"] = *k.expires_at_ms;
+  if (k.revoked_at) body["revoked_at"] = *k.revoked_at;
+  return body;
+}
+
+Status NotAdmin(std::string_view subject) {
+  return Status(StatusCode::kPermissionDenied, fmt::format("{} is not a server admin", subject));
+}
+
+// The 404 a tuple's object gets when the caller cannot see it (whether or not it exists).
+Status HiddenObject(const ObjectRef& obj) {
+  return Status(
+      obj.type == ObjectType::kTable ? StatusCode::kTableNotFound : StatusCode::kNamespaceNotFound,
+      fmt::format("{} does not exist", catalog::authz::FormatObjectRef(obj)));
+}
+
+Result<Tuple> TupleOf(const json& value) {
+  if (value.is_string()) return catalog::authz::ParseTuple(value.get<std::string>());
+  return catalog::authz::TupleFromJson(value);
+}
+
+Result<std::vector<Tuple>> TuplesField(const Call& call, const std::string& field) {
+  auto it = call.body.find(field);
+  if (it == call.body.end() || !it->is_array() || it->empty()) {
+    return Status::InvalidInput(fmt::format(
+        "'{}' must be a non-empty array of tuples ({{\"subject\", \"relation\", \"object\"}} or "
+        "\"user:alice#reader@table:p/ns/t\")",
+        field));
+  }
+  if (it->size() > kMaxTuplesPerRequest) {
+    return Status::InvalidInput(fmt::format("at most {} tuples per request", kMaxTuplesPerRequest));
+  }
+  std::vector<Tuple> out;
+  for (const json& value : *it) {
+    auto tuple = TupleOf(value);
+    if (!tuple.ok()) {
+      return Status::InvalidInput(
+          fmt::format("tuple {}: {}", value.dump(), tuple.status().message()));
+    }
+    out.push_back(std::move(*tuple));
+  }
+  return out;
+}
+
+Result<catalog::Catalog::GrantTarget> TargetOf(ObjectType type) {
+  switch (type) {
+    case ObjectType::kProject:
+      return catalog::Catalog::GrantTarget::kProject;
+    case ObjectType::kWarehouse:
+      return catalog::Catalog::GrantTarget::kWarehouse;
+    case ObjectType::kNamespace:
+      return catalog::Catalog::GrantTarget::kNamespace;
+    case ObjectType::kTable:
+      return catalog::Catalog::GrantTarget::kTable;
+    case ObjectType::kServer:
+      break;
+  }
+  return Status::InvalidInput("server:quiver is not a catalog object");
+}
+
+// The caller may grant on `obj`, and `obj` exists (a hidden object's 404 otherwise).
+Status CheckGrantable(catalog::Catalog& catalog, catalog::AccessControl& access, const Call& call,
+                      const ObjectRef& obj) {
+  if (obj.type == ObjectType::kServer) {
+    return access.IsServerAdmin(call.subject) ? Status::OK() : NotAdmin(call.subject);
+  }
+  QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kGrant, obj, HiddenObject(obj)));
+  QV_ASSIGN_OR_RETURN(auto target, TargetOf(obj.type));
+  auto grants = catalog.ReadGrants(target, obj.path);
+  if (!grants.ok() && (grants.status().code() == StatusCode::kNamespaceNotFound ||
+                       grants.status().code() == StatusCode::kTableNotFound)) {
+    return HiddenObject(obj);
+  }
+  return grants.status();
+}
+
+json GrantJson(const Tuple& t) {
+  return {{"subject", t.subject}, {"relation", catalog::authz::RelationName(t.relation)}};
+}
+
+// Applies `edit` to the grants of `obj`.
+Result<json> EditGrants(catalog::Catalog& catalog, catalog::AccessControl& access, const Call& call,
+                        const ObjectRef& obj, const std::function<Status(json&)>& edit) {
+  if (obj.type == ObjectType::kServer) return access.UpdateServerGrants(edit, ActorOf(call));
+  QV_ASSIGN_OR_RETURN(auto target, TargetOf(obj.type));
+  return catalog.UpdateGrants(target, obj.path, edit, ActorOf(call));
+}
+
+bool SameGrant(const json& g, const Tuple& t) {
+  return g.value("subject", "") == t.subject &&
+         g.value("relation", "") == catalog::authz::RelationName(t.relation);
+}
+
+}  // namespace
+
+void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
+                       HandlerMap& handlers) {
+  // --- API keys ---------------------------------------------------------------------------
+  handlers["CreateApiKey"] = [&access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(auto principal, call.String("principal"));
+    QV_ASSIGN_OR_RETURN(auto expires_at_ms, call.Int("expires_at_ms"));
+    QV_ASSIGN_OR_RETURN(auto expires_in, call.Int("expires_in_seconds"));
+    QV_ASSIGN_OR_RETURN(auto description, call.String("description"));
+    if (expires_at_ms && expires_in) {
+      return Status::InvalidInput("give 'expires_at_ms' or 'expires_in_seconds', not both");
+    }
+    if (expires_in) {
+      if (*expires_in <= 0) return Status::InvalidInput("'expires_in_seconds' must be positive");
+      expires_at_ms = Clock::Real()->NowMillis() + *expires_in * 1000;
+    }
+    std::string owner = principal.value_or(call.subject);
+    QV_RETURN_IF_ERROR(catalog::ValidatePrincipal(owner));
+    if (owner != call.subject && !access.IsServerAdmin(call.subject)) {
+      return Status(StatusCode::kPermissionDenied,
+                    "only a server admin creates API keys for another principal");
+    }
+    if (owner == kAnonymousPrincipal) {
+      return Status::InvalidInput("name the 'principal' the key is for");
+    }
+    QV_ASSIGN_OR_RETURN(
+        catalog::CreatedApiKey created,
+        access.api_keys().Create(owner, expires_at_ms, description.value_or(""), call.subject));
+    json body = KeyJson(created.info);
+    body["key"] = created.key;
+    body["note"] = "the key is shown once; quiver stores only a salted hash of it";
+    return JsonReply(body);
+  };
+
+  handlers["ListApiKeys"] = [&access](Call& call) -> Result<HttpResponse> {
+    std::optional<std::string> principal = call.Query("principal");
+    if (!access.IsServerAdmin(call.subject)) {
+      if (principal && *principal != call.subject) return NotAdmin(call.subject);
+      principal = call.subject;
+    }
+    QV_ASSIGN_OR_RETURN(auto keys, access.api_keys().List(principal));
+    json list = json::array();
+    for (const auto& k : keys) list.push_back(KeyJson(k));
+    return JsonReply({{"keys", list}});
+  };
+
+  handlers["RevokeApiKey"] = [&access](Call& call) -> Result<HttpResponse> {
+    if (call.id.size() != 1) return Status::InvalidInput("an API key is named by its key id");
+    const std::string& key_id = call.id.front();
+    QV_ASSIGN_OR_RETURN(catalog::ApiKeyInfo info, access.api_keys().Describe(key_id));
+    if (info.principal != call.subject && !access.IsServerAdmin(call.subject)) {
+      // Someone else's key looks exactly like a missing one.
+      return Status::InvalidInput(fmt::format("no API key '{}'", key_id));
+    }
+    QV_ASSIGN_OR_RETURN(info, access.api_keys().Revoke(key_id, call.subject));
+    return JsonReply(KeyJson(info));
+  };
+
+  // --- tuples -----------------------------------------------------------------------------
+  auto write = [&catalog, &access](Call& call, bool add) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(std::vector<Tuple> tuples, TuplesField(call, add ? "writes" : "deletes"));
+    // Everything is checked before anything is written.
+    for (const Tuple& t : tuples)
+      QV_RETURN_IF_ERROR(CheckGrantable(catalog, access, call, t.object));
+    json changed = json::array();
+    for (const Tuple& t : tuples) {
+      QV_RETURN_IF_ERROR(
+          EditGrants(catalog, access, call, t.object, [&](json& grants) -> Status {
+            auto it = std::find_if(grants.begin(), grants.end(),
+                                   [&](const json& g) { return SameGrant(g, t); });
+            if (add) {
+              if (it == grants.end()) grants.push_back(GrantJson(t));
+              return Status::OK();
+            }
+            if (it == grants.end()) return Status::OK();
+            grants.erase(it);
+            // A project always keeps an admin: its record is its existence, and someone must
+            // be able to govern it.
+            bool has_admin = std::any_of(grants.begin(), grants.end(), [](const json& g) {
+              return g.value("relation", "") == "admin";
+            });
+            if (t.object.type == ObjectType::kProject && !has_admin) {
+              return Status(StatusCode::kNamespaceNotEmpty,
+                            fmt::format("{} is the last admin of {}; grant another admin first",
+                                        t.subject, catalog::authz::FormatObjectRef(t.object)));
+            }
+            return Status::OK();
+          }).status());
+      changed.push_back(catalog::authz::TupleToJson(t));
+    }
+    return JsonReply({{add ? "written" : "deleted", changed}});
+  };
+  handlers["WriteTuples"] = [write](Call& call) { return write(call, true); };
+  handlers["DeleteTuples"] = [write](Call& call) { return write(call, false); };
+
+  handlers["ReadTuples"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    catalog::authz::TupleFilter filter;
+    filter.subject = call.Query("subject");
+    if (auto r = call.Query("relation")) {
+      QV_ASSIGN_OR_RETURN(filter.relation, catalog::authz::ParseRelation(*r));
+    }
+    if (auto o = call.Query("object")) {
+      QV_ASSIGN_OR_RETURN(filter.object_prefix, catalog::authz::ParseObjectRef(*o));
+    }
+    QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
+    if (!paging.page_token.empty()) {
+      QV_ASSIGN_OR_RETURN(filter.start_after, catalog::authz::ParseTuple(paging.page_token));
+    }
+    size_t limit = paging.limit.value_or(kMaxListLimit);
+    filter.limit = limit + 1;
+    // Who may read what: a server admin anything; others the grants on an object they may
+    // grant on (and below it), or their own.
+    if (!access.IsServerAdmin(call.subject)) {
+      if (filter.object_prefix) {
+        QV_RETURN_IF_ERROR(CheckGrantable(catalog, access, call, *filter.object_prefix));
+      } else if (filter.subject != call.subject) {
+        return Status(StatusCode::kPermissionDenied,
+                      "name an 'object' you administer, or read your own grants "
+                      "(subject=<you>)");
+      }
+    }
+    std::vector<Tuple> tuples = access.index().Read(filter);
+    json body = json::object();
+    if (tuples.size() > limit) {
+      tuples.resize(limit);
+      body["page_token"] = catalog::authz::FormatTuple(tuples.back());
+    }
+    json list = json::array();
+    for (const Tuple& t : tuples) list.push_back(catalog::authz::TupleToJson(t));
+    body["tuples"] = list;
+    return JsonReply(body);
+  };
+
+  handlers["CheckAccess"] = [&access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(std::string permission_text, call.RequiredString("permission"));
+    QV_ASSIGN_OR_RETURN(Permission permission, catalog::authz::ParsePermission(permission_text));
+    QV_ASSIGN_OR_RETURN(std::string object_text, call.RequiredString("object"));
+    QV_ASSIGN_OR_RETURN(ObjectRef obj, catalog::authz::ParseObjectRef(object_text));
+    QV_ASSIGN_OR_RETURN(auto subject, call.String("subject"));
+    std::string who = subject.value_or(call.subject);
+    QV_RETURN_IF_ERROR(catalog::authz::ValidateSubject(who));
+    if (who != call.subject && !access.IsServerAdmin(call.subject)) {
+      // Asking about someone else is a grant-holder's question.
+      QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kGrant, obj, HiddenObject(obj)));
+    }
+    access.MaybeRefresh();
+    bool allowed = access.Check(who, permission, obj);
+    if (!allowed) {
+      QV_RETURN_IF_ERROR(access.Reconcile(obj));
+      allowed = access.Check(who, permission, obj);
+    }
+    return JsonReply({{"subject", who},
+                      {"permission", catalog::authz::PermissionName(permission)},
+                      {"object", catalog::authz::FormatObjectRef(obj)},
+                      {"allowed", allowed}});
+  };
+
+  handlers["WhoAmI"] = [&access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(std::vector<std::string> projects, access.ProjectsOf(call.subject));
+    return JsonReply({{"principal", call.subject},
+                      {"server_admin", access.IsServerAdmin(call.subject)},
+                      {"projects", projects}});
+  };
+
+  // --- events and the consistency scan ------------------------------------------------------
+  handlers["ListEvents"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(auto since, call.QueryInt("since"));
+    QV_ASSIGN_OR_RETURN(auto limit, call.QueryInt("limit"));
+    if (since && *since < 0) return Status::InvalidInput("'since' must not be negative");
+    size_t n = static_cast<size_t>(std::clamp<int64_t>(limit.value_or(100), 1, 1000));
+    std::optional<std::string> only_project;
+    if (!access.IsServerAdmin(call.subject)) {
+      QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
+      ObjectRef proj = ObjectRef::Project(project);
+      if (!access.Check(call.subject, Permission::kAdminister, proj)) {
+        return Status(StatusCode::kPermissionDenied,
+                      "the change log is for server admins and project admins");
+      }
+      only_project = project;
+    }
+    QV_ASSIGN_OR_RETURN(std::vector<json> events,
+                        catalog.registry().ReadLog(static_cast<uint64_t>(since.value_or(0)), n));
+    json list = json::array();
+    uint64_t last = static_cast<uint64_t>(since.value_or(0));
+    for (json& e : events) {
+      last = std::max<uint64_t>(last, e.value("seq", uint64_t{0}));
+      if (only_project && e.value("project", "") != *only_project) continue;
+      e["generation"] = e.value("seq", uint64_t{0});
+      list.push_back(std::move(e));
+    }
+    // `next_since` continues after the last event read, also when a project filter hid it.
+    return JsonReply({{"events", list}, {"next_since", last}});
+  };
+
+  handlers["AdminConsistency"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    if (!access.IsServerAdmin(call.subject)) return NotAdmin(call.subject);
+    QV_ASSIGN_OR_RETURN(catalog::Catalog::ConsistencyReport report, catalog.CheckConsistency());
+    return JsonReply({{"ok", report.problems.empty()},
+                      {"projects", report.projects},
+                      {"warehouses", report.warehouses},
+                      {"namespaces", report.namespaces},
+                      {"tables", report.tables},
+                      {"problems", report.problems}});
+  };
+}
+
+}  // namespace quiver::server::internal

@@ -1,0 +1,254 @@
+// The hierarchy layer's own operations: projects and warehouses (docs/authorization.md). Each
+// handler runs the door order itself: shape (400) → parent exists (404) → permission (403) →
+// conflict (409) → write; read and destructive doors answer a hidden object's 404.
+#include <fmt/format.h>
+
+#include "server/internal/authorize.h"
+#include "server/internal/handlers.h"
+
+namespace quiver::server::internal {
+
+namespace {
+
+using catalog::authz::ObjectRef;
+using catalog::authz::Permission;
+using nlohmann::json;
+
+json ProjectJson(const catalog::ProjectInfo& p) {
+  return {{"name", p.name}, {"properties", p.properties}, {"created_at", p.created_at}};
+}
+
+json WarehouseJson(const catalog::WarehouseInfo& w) {
+  return {{"name", w.name},     {"project", w.project},       {"root", w.root},
+          {"active", w.active}, {"properties", w.properties}, {"created_at", w.created_at}};
+}
+
+Status HiddenProject(std::string_view name) {
+  return Status(StatusCode::kNamespaceNotFound, fmt::format("project '{}' does not exist", name));
+}
+
+Status HiddenWarehouse(std::string_view name) {
+  return Status(
+      StatusCode::kNamespaceNotFound,
+      fmt::format("warehouse '{}' does not exist; create it (POST /v1/warehouses)", name));
+}
+
+Status Denied(std::string_view subject, Permission permission, const ObjectRef& obj) {
+  return Status(
+      StatusCode::kPermissionDenied,
+      fmt::format("{} lacks {} on {}", subject, catalog::authz::PermissionName(permission),
+                  catalog::authz::FormatObjectRef(obj)));
+}
+
+// The single name a control route's {id} carries.
+Result<std::string> PathName(const Call& call, std::string_view what) {
+  if (call.id.size() != 1) {
+    return Status::InvalidInput(fmt::format("a {} is named by one path segment", what));
+  }
+  QV_RETURN_IF_ERROR(catalog::ValidateName(call.id.front(), what));
+  return call.id.front();
+}
+
+// A body's `project`, when present, must be the caller's own (it never selects a tenant).
+Status CheckBodyProject(const Call& call, const std::string& project) {
+  QV_ASSIGN_OR_RETURN(auto named, call.String("project"));
+  if (named && *named != project) {
+    return Status::InvalidInput(fmt::format(
+        "'project' is '{}' but this request acts in project '{}': the project comes from your "
+        "credentials (choose among yours with the {} header)",
+        *named, project, kProjectHeader));
+  }
+  return Status::OK();
+}
+
+// Destructive warehouse operations are authorized on the project's can_administer; a caller
+// who cannot even see the warehouse gets its 404.
+Status RequireWarehouseAdmin(catalog::AccessControl& access, const Call& call,
+                             const std::string& project, const std::string& warehouse) {
+  ObjectRef proj = ObjectRef::Project(project);
+  ObjectRef wh = ObjectRef::Warehouse(project, warehouse);
+  if (access.Check(call.subject, Permission::kAdminister, proj)) return Status::OK();
+  QV_RETURN_IF_ERROR(access.Reconcile(wh));
+  if (access.Check(call.subject, Permission::kAdminister, proj)) return Status::OK();
+  if (access.Check(call.subject, Permission::kObserve, wh)) {
+    return Denied(call.subject, Permission::kAdminister, proj);
+  }
+  return HiddenWarehouse(warehouse);
+}
+
+}  // namespace
+
+void AddControlHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
+                        HandlerMap& handlers) {
+  // --- projects ---------------------------------------------------------------------------
+  handlers["CreateProject"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
+    QV_RETURN_IF_ERROR(catalog::ValidateName(name, "project"));
+    QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
+    if (!access.IsServerAdmin(call.subject)) {
+      QV_RETURN_IF_ERROR(access.Reconcile(ObjectRef::Server()));
+      if (!access.IsServerAdmin(call.subject)) {
+        return Denied(call.subject, Permission::kCreateProject, ObjectRef::Server());
+      }
+    }
+    QV_ASSIGN_OR_RETURN(
+        catalog::ProjectInfo info,
+        catalog.CreateProject(name, properties.value_or(catalog::Properties{}), ActorOf(call)));
+    return JsonReply(ProjectJson(info));
+  };
+
+  handlers["ListProjects"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
+    catalog::NameList list;
+    if (access.IsServerAdmin(call.subject)) {
+      QV_ASSIGN_OR_RETURN(list, catalog.ListProjects(paging.page_token, paging.limit));
+    } else {
+      QV_ASSIGN_OR_RETURN(std::vector<std::string> mine, access.ProjectsOf(call.subject));
+      for (std::string& p : mine) {
+        if (p <= paging.page_token) continue;
+        if (paging.limit && list.names.size() >= *paging.limit) {
+          list.page_token = list.names.back();
+          break;
+        }
+        list.names.push_back(std::move(p));
+      }
+    }
+    json body = {{"projects", list.names}};
+    if (list.page_token) body["page_token"] = *list.page_token;
+    return JsonReply(body);
+  };
+
+  handlers["DescribeProject"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "project"));
+    QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kObserve, ObjectRef::Project(name),
+                               HiddenProject(name)));
+    auto info = catalog.DescribeProject(name);
+    if (!info.ok())
+      return info.status().code() == StatusCode::kNamespaceNotFound ? HiddenProject(name)
+                                                                    : info.status();
+    json body = ProjectJson(*info);
+    body["grants"] = info->grants;
+    return JsonReply(body);
+  };
+
+  handlers["DeleteProject"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "project"));
+    QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kAdminister,
+                               ObjectRef::Project(name), HiddenProject(name)));
+    auto info = catalog.DeleteProject(name, ActorOf(call));
+    if (!info.ok())
+      return info.status().code() == StatusCode::kNamespaceNotFound ? HiddenProject(name)
+                                                                    : info.status();
+    return JsonReply(ProjectJson(*info));
+  };
+
+  // --- warehouses -------------------------------------------------------------------------
+  handlers["CreateWarehouse"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
+    QV_RETURN_IF_ERROR(catalog::ValidateName(name, "warehouse"));
+    QV_ASSIGN_OR_RETURN(auto root, call.String("root"));
+    QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
+    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
+    QV_RETURN_IF_ERROR(CheckBodyProject(call, project));
+    ObjectRef proj = ObjectRef::Project(project);
+    QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kCreateWarehouse, proj,
+                               Denied(call.subject, Permission::kCreateWarehouse, proj)));
+    QV_ASSIGN_OR_RETURN(
+        catalog::WarehouseInfo info,
+        catalog.CreateWarehouse(project, name, root.value_or(""),
+                                properties.value_or(catalog::Properties{}), ActorOf(call)));
+    return JsonReply(WarehouseJson(info));
+  };
+
+  handlers["ListWarehouses"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
+    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
+    catalog::NameList list;
+    if (access.Rank(call.subject, ObjectRef::Project(project)) > 0) {
+      QV_ASSIGN_OR_RETURN(list, catalog.ListWarehouses(project, paging.page_token, paging.limit));
+    } else {
+      catalog::authz::TupleFilter filter;
+      filter.subject = call.subject;
+      filter.object_prefix = ObjectRef::Project(project);
+      std::set<std::string> names;
+      for (const auto& t : access.index().Read(filter)) {
+        if (t.object.type == catalog::authz::ObjectType::kWarehouse) {
+          names.insert(t.object.path[1]);
+        } else if (t.object.path.size() >= 2) {
+          std::string wh = access.WarehouseOf(project, t.object.path[1]);
+          if (!wh.empty()) names.insert(wh);
+        }
+      }
+      for (const std::string& n : names) {
+        if (n <= paging.page_token) continue;
+        if (paging.limit && list.names.size() >= *paging.limit) {
+          list.page_token = list.names.back();
+          break;
+        }
+        list.names.push_back(n);
+      }
+    }
+    json body = {{"warehouses", list.names}, {"project", project}};
+    if (list.page_token) body["page_token"] = *list.page_token;
+    return JsonReply(body);
+  };
+
+  handlers["DescribeWarehouse"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "warehouse"));
+    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
+    QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kObserve,
+                               ObjectRef::Warehouse(project, name), HiddenWarehouse(name)));
+    QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo info, catalog.DescribeWarehouse(project, name));
+    json body = WarehouseJson(info);
+    body["grants"] = info.grants;
+    return JsonReply(body);
+  };
+
+  handlers["DeleteWarehouse"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "warehouse"));
+    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
+    QV_RETURN_IF_ERROR(RequireWarehouseAdmin(access, call, project, name));
+    QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo info,
+                        catalog.DeleteWarehouse(project, name, ActorOf(call)));
+    return JsonReply(WarehouseJson(info));
+  };
+
+  auto set_active = [&catalog, &access](Call& call, bool active) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "warehouse"));
+    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
+    QV_RETURN_IF_ERROR(RequireWarehouseAdmin(access, call, project, name));
+    QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo info,
+                        catalog.SetWarehouseActive(project, name, active, ActorOf(call)));
+    return JsonReply(WarehouseJson(info));
+  };
+  handlers["DeactivateWarehouse"] = [set_active](Call& call) { return set_active(call, false); };
+  handlers["ActivateWarehouse"] = [set_active](Call& call) { return set_active(call, true); };
+
+  handlers["CreateWarehouseNamespace"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+    QV_ASSIGN_OR_RETURN(std::string warehouse, PathName(call, "warehouse"));
+    QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
+    QV_RETURN_IF_ERROR(catalog::ValidateName(name, "namespace"));
+    QV_ASSIGN_OR_RETURN(auto mode_text, call.String("mode"));
+    QV_ASSIGN_OR_RETURN(catalog::CreateMode mode, ParseCreateMode(mode_text));
+    QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
+    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
+    // Parent exists (the warehouse; create doors name what is missing) → permission → write.
+    QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo wh, catalog.DescribeWarehouse(project, warehouse));
+    ObjectRef wh_ref = ObjectRef::Warehouse(project, warehouse);
+    QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kCreateNamespace, wh_ref,
+                               Denied(call.subject, Permission::kCreateNamespace, wh_ref)));
+    if (!wh.active) {
+      return Status(StatusCode::kPermissionDenied,
+                    fmt::format("warehouse '{}' is deactivated", warehouse));
+    }
+    catalog::Properties props = properties.value_or(catalog::Properties{});
+    props[std::string(catalog::kWarehouseProperty)] = warehouse;
+    QV_ASSIGN_OR_RETURN(catalog::NamespaceInfo info,
+                        catalog.CreateNamespace({project, name}, mode, props, ActorOf(call)));
+    return JsonReply({{"name", name},
+                      {"warehouse", info.warehouse.empty() ? warehouse : info.warehouse},
+                      {"properties", info.properties}});
+  };
+}
+
+}  // namespace quiver::server::internal
