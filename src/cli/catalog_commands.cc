@@ -26,13 +26,16 @@ int RunCheck(const std::string& uri, bool json) {
   auto report = (*catalog)->CheckConsistency();
   if (!report.ok()) return Fail(report.status());
   if (json) {
-    std::cout << nlohmann::json({{"namespaces", report->namespaces},
+    std::cout << nlohmann::json({{"projects", report->projects},
+                                 {"warehouses", report->warehouses},
+                                 {"namespaces", report->namespaces},
                                  {"tables", report->tables},
                                  {"problems", report->problems}})
                      .dump(2)
               << '\n';
   } else {
-    std::cout << fmt::format("{} namespaces, {} tables, {} problems\n", report->namespaces,
+    std::cout << fmt::format("{} projects, {} warehouses, {} namespaces, {} tables, {} problems\n",
+                             report->projects, report->warehouses, report->namespaces,
                              report->tables, report->problems.size());
     for (const std::string& p : report->problems) std::cout << "  " << p << '\n';
   }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "cli/access_commands.h"
 #include "cli/catalog_commands.h"
 #include "cli/store_commands.h"
 #include "cli/table_commands.h"
@@ -95,6 +96,7 @@ int main(int argc, char** argv) {
   quiver::cli::AddStoreCommands(app, &exit_code);
   quiver::cli::AddTableCommands(app, &exit_code);
   quiver::cli::AddCatalogCommands(app, &exit_code);
+  quiver::cli::AddAccessCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

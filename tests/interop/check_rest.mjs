@@ -6,30 +6,45 @@
 // schema changes, optimize/stats/restore, table listing with paging, rename, drop, drop-all and
 // namespace drop (restrict, skip, cascade). The server must shut down cleanly on SIGTERM.
 //
-//   node check_rest.mjs <quiver binary> <fixtures dir> <default|managed>
+//   node check_rest.mjs <quiver binary> <fixtures dir> <default|managed|auth-key|auth-bearer>
 //
 // `managed` starts the server with --managed-versioning=true (the client then commits every
 // version through the server) and additionally checks that no staging manifests are left in any
 // `_versions/` directory under the root. The fixtures dir is not used (the argument keeps the
 // interop scripts' calling convention).
 //
+// `auth-key` and `auth-bearer` start the server with --auth and run every workflow as an ordinary
+// project admin (user:ci holds `admin` on project:default, and is no server admin), bootstrapped
+// offline with `quiver access create-key` / `quiver access grant`. LanceDB sends the credential
+// through the `headers` option of connectNamespace: `x-api-key: qv_...` (auth-key), or
+// `Authorization: Bearer <RS256 JWT>` (auth-bearer; the script makes an RSA key pair, serves its
+// public half to --jwks-file and mints the tokens with node's crypto). The `auth` workflow then
+// checks what LanceDB sees without credentials, with wrong ones, as a second principal that may
+// only read one table, with a revoked API key and (bearer) with expired or foreign tokens.
+//
 // Prints one line per check, prefixed by its workflow, and a closing "N passed, N failed";
 // exits 1 if any check failed. On failure the server's stderr (its request log) is echoed.
 // QV_KEEP_SCRATCH=1 keeps the scratch directory (server root and log).
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
 import { lancedb, arrow, mulberry32, idTextVectorTable } from "./lib.mjs";
-import { parseArgs, createReport, scratch, startQuiverServe, stopQuiverServe, stoppedCleanly, finishScratch } from "./checks.mjs";
+import {
+  parseArgs, createReport, quiverRunner, scratch, startQuiverServe, stopQuiverServe, stoppedCleanly, finishScratch,
+} from "./checks.mjs";
 
-const USAGE = "node check_rest.mjs <quiver binary> <fixtures dir> <default|managed>";
+const USAGE = "node check_rest.mjs <quiver binary> <fixtures dir> <default|managed|auth-key|auth-bearer>";
 const { quiver, rest } = parseArgs(USAGE);
 const mode = rest[0] ?? "default";
-if (!["default", "managed"].includes(mode)) {
+if (!["default", "managed", "auth-key", "auth-bearer"].includes(mode)) {
   console.error(`usage: ${USAGE}`);
   process.exit(2);
 }
 const MANAGED = mode === "managed";
+const AUTH = mode.startsWith("auth-");
+const BEARER = mode === "auth-bearer";
+const quiverRun = quiverRunner(quiver);
 
 const report = createReport();
 let failures = 0;
@@ -140,11 +155,13 @@ const sorted = (a) => [...a].sort();
 
 let server = null; // the handle of checks.mjs's startQuiverServe: {child, args, url, out, err, exited}
 
-function startServer() {
+function startServer({ logName = "server.log" } = {}) {
   const args = ["serve", "--root", ROOT, "--listen", "127.0.0.1:0"];
   if (MANAGED) args.push("--managed-versioning=true");
+  if (AUTH) args.push("--auth");
+  if (BEARER) args.push("--jwks-file", JWKS_FILE, "--jwt-issuer", JWT_ISSUER, "--jwt-audience", JWT_AUDIENCE);
   server = startQuiverServe(quiver, args, {
-    logFile: path.join(space.work, "server.log"),
+    logFile: path.join(space.work, logName),
     startupTimeoutMs: STARTUP_TIMEOUT_MS,
   });
   return server.ready;
@@ -153,16 +170,80 @@ function startServer() {
 // SIGTERM, then wait; SIGKILL if it does not exit in time. Returns {code, signal, timedOut}.
 const stopServer = () => stopQuiverServe(server, { timeoutMs: SHUTDOWN_TIMEOUT_MS });
 
+// ---------------------------------------------------------------------------------------------
+// Credentials (auth modes)
+
+// The project admin every workflow runs as, and the second principal of the `auth` workflow.
+const ADMIN = "user:ci";
+const READER = "user:reader";
+const JWKS_FILE = path.join(space.work, "jwks.json");
+const JWT_ISSUER = "https://issuer.quiver.test";
+const JWT_AUDIENCE = "quiver-interop";
+const JWT_KID = "qv-interop-1";
+
+const b64url = (buf) => Buffer.from(buf).toString("base64url");
+// An RSA-2048 signing key and its JWK (kty, kid, alg, use, n, e).
+function rsaSigner(kid) {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const { kty, n, e } = publicKey.export({ format: "jwk" });
+  return { kid, privateKey, jwk: { kty, kid, alg: "RS256", use: "sig", n, e } };
+}
+const signer = BEARER ? rsaSigner(JWT_KID) : null;
+// A compact RS256 JWT for principal user:<sub>, valid for an hour unless `claims` says otherwise.
+function mintJwt(sub, claims = {}, { key = signer, header = {} } = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  const h = b64url(JSON.stringify({ alg: "RS256", typ: "JWT", kid: key.kid, ...header }));
+  const p = b64url(JSON.stringify({ sub, iss: JWT_ISSUER, aud: JWT_AUDIENCE, iat: now, exp: now + 3600, ...claims }));
+  return `${h}.${p}.${b64url(crypto.sign("sha256", Buffer.from(`${h}.${p}`), key.privateKey))}`;
+}
+const subOf = (principal) => principal.replace(/^user:/, "");
+const keyHeaders = (key) => ({ "x-api-key": key });
+const bearerHeaders = (token) => ({ Authorization: `Bearer ${token}` });
+
+// Request headers of the project admin (set by bootstrap()); none outside the auth modes.
+let AUTH_HEADERS = {};
+let readerHeaders = {};
+
+// Before the server runs: a first start makes the fresh root a catalog root (`quiver access`
+// refuses a directory without _quiver/format.json), then the offline CLI creates the admin's
+// credential and grants it `admin` on project:default (and, with API keys, makes the reader's key;
+// the reader's grant is the admin's to give, over HTTP, in the `auth` workflow).
+async function bootstrap() {
+  if (BEARER) fs.writeFileSync(JWKS_FILE, JSON.stringify({ keys: [signer.jwk] }, null, 2));
+  await startServer({ logName: "server-init.log" });
+  const r = await stopServer();
+  check("a first start creates the catalog root (and stops cleanly)", stoppedCleanly(r) && fs.existsSync(ROOT), j(r));
+  const g = quiverRun("access", "grant", ROOT, `${ADMIN}#admin@project:default`);
+  check(`quiver access grant '${ADMIN}#admin@project:default'`, g.ok && g.out.includes("granted"), g.out);
+  if (BEARER) {
+    AUTH_HEADERS = bearerHeaders(mintJwt(subOf(ADMIN)));
+    readerHeaders = bearerHeaders(mintJwt(subOf(READER)));
+    return;
+  }
+  const k = quiverRun("access", "create-key", ROOT, "--principal", ADMIN);
+  check("quiver access create-key prints a qv_ key on stdout", k.ok && /^qv_\S+\n?$/.test(k.out), k.out);
+  AUTH_HEADERS = keyHeaders(k.out.trim());
+  const rk = quiverRun("access", "create-key", ROOT, "--principal", READER);
+  check("… and one for the reader", rk.ok && /^qv_\S+\n?$/.test(rk.out), rk.out);
+  readerHeaders = keyHeaders(rk.out.trim());
+}
+
 // A raw request to the server, the way the client sends it (for the few facts the LanceDB API
-// does not report: the table's location and the managed-versioning flag).
+// does not report: the table's location and the managed-versioning flag; and the access API).
 function tableIdPath(ns, name) {
   return encodeURIComponent([...ns, name].join("$"));
 }
-async function rawPost(pathAndQuery, body) {
+async function rawPost(pathAndQuery, body, headers = AUTH_HEADERS) {
+  return rawRequest("POST", pathAndQuery, body === null ? "null" : JSON.stringify(body), headers);
+}
+async function rawGet(pathAndQuery, headers = AUTH_HEADERS) {
+  return rawRequest("GET", pathAndQuery, undefined, headers);
+}
+async function rawRequest(method, pathAndQuery, body, headers) {
   const r = await fetch(`${server.url}${pathAndQuery}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: body === null ? "null" : JSON.stringify(body),
+    method,
+    headers: body === undefined ? { ...headers } : { "content-type": "application/json", ...headers },
+    body,
   });
   const text = await r.text();
   let json = null;
@@ -193,7 +274,9 @@ function locationDir(loc) {
 // break the next; root-namespace tables are only made by root_namespace_tables.
 
 let db;
-const connect = () => lancedb.connectNamespace("rest", { uri: server.url });
+// In the auth modes every connection carries a credential: the admin's unless told otherwise.
+const connect = (headers = AUTH_HEADERS) =>
+  lancedb.connectNamespace("rest", AUTH ? { uri: server.url, headers } : { uri: server.url });
 
 const workflows = {
   async namespaces() {
@@ -726,6 +809,7 @@ function withTimeout(promise, ms, what) {
 const started = Date.now();
 try {
   try {
+    if (AUTH) await bootstrap();
     await startServer();
     check(`server listens (${server.url})`, true);
   } catch (e) {

@@ -4,6 +4,7 @@
 #include <regex>
 #include <sstream>
 
+#include "server/internal/authorize.h"
 #include "server/routes.h"
 #include "server_fixture.h"
 #include "table/versions.h"
@@ -339,6 +340,38 @@ TEST_F(WireTest, CoverageStatesMatchTheHandlers) {
     EXPECT_EQ(doc_backed, backed.count((*it)[1]) == 1) << (*it)[1];
   }
   EXPECT_EQ(rows, 54);
+}
+
+// docs/authorization.md has a row for every operation, naming the permission its door checks.
+TEST_F(WireTest, AuthorizationDocMapsEveryOperationToItsPermission) {
+  std::ifstream in(QUIVER_AUTHORIZATION_MD);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string doc = ss.str();
+  std::regex row(R"(\|\s*(\w+)\s*\|[^|]*\|\s*([a-z—-]+)\s*\|\s*([^|]*?)\s*\|)");
+  std::map<std::string, std::pair<std::string, std::string>> rows;  // op -> (door, permission)
+  for (auto it = std::sregex_iterator(doc.begin(), doc.end(), row); it != std::sregex_iterator();
+       ++it) {
+    rows[(*it)[1]] = {(*it)[2], (*it)[3]};
+  }
+  int checked = 0;
+  for (const Operation& op : Operations()) {
+    if (op.name == "Healthz" || op.name == "Metrics") continue;
+    auto found = rows.find(std::string(op.name));
+    ASSERT_NE(found, rows.end()) << op.name << " has no row in docs/authorization.md";
+    const internal::OperationPolicy* policy = internal::PolicyFor(op.name);
+    ASSERT_NE(policy, nullptr) << op.name << " has no policy";
+    if (policy->door == internal::Door::kNone) continue;
+    EXPECT_EQ(found->second.second,
+              "`" + std::string(catalog::authz::PermissionName(policy->permission)) + "`")
+        << op.name;
+    const char* door = policy->door == internal::Door::kRead          ? "read"
+                       : policy->door == internal::Door::kDestructive ? "destructive"
+                                                                      : "create";
+    EXPECT_EQ(found->second.first, door) << op.name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 50);
 }
 
 // Every Lance code 0-23 leaves the server with its HTTP status and the error body. Codes the

@@ -19,6 +19,17 @@ using nlohmann::json;
 
 constexpr size_t kMaxTuplesPerRequest = 1000;
 
+// API keys are not catalog objects, but creating and revoking one are control mutations: they
+// go to the change log like every other.
+void LogKeyEvent(catalog::Catalog& catalog, std::string_view action, const catalog::ApiKeyInfo& k,
+                 const Call& call) {
+  json event = {
+      {"action", action},         {"kind", "api_key"},     {"object", json::array({k.key_id})},
+      {"principal", k.principal}, {"actor", call.subject}, {"outcome", "ok"}};
+  if (!call.request_id.empty()) event["request_id"] = call.request_id;
+  catalog.registry().AppendLogAsync(std::move(event));
+}
+
 json KeyJson(const catalog::ApiKeyInfo& k) {
   json body = {{"key_id", k.key_id},
                {"principal", k.principal},
@@ -123,7 +134,7 @@ bool SameGrant(const json& g, const Tuple& t) {
 void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
                        HandlerMap& handlers) {
   // --- API keys ---------------------------------------------------------------------------
-  handlers["CreateApiKey"] = [&access](Call& call) -> Result<HttpResponse> {
+  handlers["CreateApiKey"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
     QV_ASSIGN_OR_RETURN(auto principal, call.String("principal"));
     QV_ASSIGN_OR_RETURN(auto expires_at_ms, call.Int("expires_at_ms"));
     QV_ASSIGN_OR_RETURN(auto expires_in, call.Int("expires_in_seconds"));
@@ -147,6 +158,7 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
     QV_ASSIGN_OR_RETURN(
         catalog::CreatedApiKey created,
         access.api_keys().Create(owner, expires_at_ms, description.value_or(""), call.subject));
+    LogKeyEvent(catalog, "create_api_key", created.info, call);
     json body = KeyJson(created.info);
     body["key"] = created.key;
     body["note"] = "the key is shown once; quiver stores only a salted hash of it";
@@ -165,7 +177,7 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
     return JsonReply({{"keys", list}});
   };
 
-  handlers["RevokeApiKey"] = [&access](Call& call) -> Result<HttpResponse> {
+  handlers["RevokeApiKey"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
     if (call.id.size() != 1) return Status::InvalidInput("an API key is named by its key id");
     const std::string& key_id = call.id.front();
     QV_ASSIGN_OR_RETURN(catalog::ApiKeyInfo info, access.api_keys().Describe(key_id));
@@ -174,6 +186,7 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
       return Status::InvalidInput(fmt::format("no API key '{}'", key_id));
     }
     QV_ASSIGN_OR_RETURN(info, access.api_keys().Revoke(key_id, call.subject));
+    LogKeyEvent(catalog, "revoke_api_key", info, call);
     return JsonReply(KeyJson(info));
   };
 
