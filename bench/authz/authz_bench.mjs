@@ -173,7 +173,9 @@ async function startQuiver(auth) {
 async function stopQuiver({ child }) {
   const exited = new Promise((resolve) => child.on("exit", (code, sig) => resolve({ code, sig })));
   child.kill("SIGTERM");
-  const r = await Promise.race([exited, new Promise((res) => setTimeout(() => res(null), 30_000))]);
+  let timer;
+  const r = await Promise.race([exited, new Promise((res) => (timer = setTimeout(() => res(null), 30_000)))]);
+  clearTimeout(timer);
   if (r === null) {
     child.kill("SIGKILL");
     throw new Error("quiver did not stop within 30 s of SIGTERM");

@@ -215,16 +215,19 @@ async function bootstrap() {
   check("a first start creates the catalog root (and stops cleanly)", stoppedCleanly(r) && fs.existsSync(ROOT), j(r));
   const g = quiverRun("access", "grant", ROOT, `${ADMIN}#admin@project:default`);
   check(`quiver access grant '${ADMIN}#admin@project:default'`, g.ok && g.out.includes("granted"), g.out);
+  if (!g.ok) throw new Error("the offline grant failed");
   if (BEARER) {
     AUTH_HEADERS = bearerHeaders(mintJwt(subOf(ADMIN)));
     readerHeaders = bearerHeaders(mintJwt(subOf(READER)));
     return;
   }
+  const isKey = (r) => r.ok && /^qv_\S+\n?$/.test(r.out);
   const k = quiverRun("access", "create-key", ROOT, "--principal", ADMIN);
-  check("quiver access create-key prints a qv_ key on stdout", k.ok && /^qv_\S+\n?$/.test(k.out), k.out);
-  AUTH_HEADERS = keyHeaders(k.out.trim());
+  check(`quiver access create-key --principal ${ADMIN} prints a qv_ key on stdout`, isKey(k), k.out);
   const rk = quiverRun("access", "create-key", ROOT, "--principal", READER);
-  check("… and one for the reader", rk.ok && /^qv_\S+\n?$/.test(rk.out), rk.out);
+  check(`… and one for ${READER}`, isKey(rk), rk.out);
+  if (!isKey(k) || !isKey(rk)) throw new Error("the offline key creation failed");
+  AUTH_HEADERS = keyHeaders(k.out.trim());
   readerHeaders = keyHeaders(rk.out.trim());
 }
 
@@ -275,8 +278,14 @@ function locationDir(loc) {
 
 let db;
 // In the auth modes every connection carries a credential: the admin's unless told otherwise.
-const connect = (headers = AUTH_HEADERS) =>
-  lancedb.connectNamespace("rest", AUTH ? { uri: server.url, headers } : { uri: server.url });
+const connect = (headers = AUTH_HEADERS) => connectAs(AUTH ? headers : null);
+// headers null: a connection without any.
+const connectAs = (headers) =>
+  lancedb.connectNamespace("rest", headers ? { uri: server.url, headers } : { uri: server.url });
+// How LanceDB reports the server's 401 (code 16: "Unauthenticated: <error>") and 403 (code 15: it
+// prints "Permission denied: <error>", its own wording, not the server's title).
+const UNAUTHENTICATED = /\b401\b|Unauthenticated/;
+const DENIED = /\b403\b|permission ?denied/i;
 
 const workflows = {
   async namespaces() {
@@ -742,6 +751,142 @@ const workflows = {
     await step("cascade drop of the re-created tree", () => db.dropNamespace(["dn"], { behavior: "cascade" }));
   },
 
+  // Auth modes only: what LanceDB sees without credentials or with wrong ones, as a second
+  // principal that may only read one table, with a revoked API key, and (bearer) with expired and
+  // foreign tokens. LanceDB surfaces the server's error body: code 16 → "Unauthenticated: …",
+  // code 15 → "PermissionDenied: …".
+  async auth() {
+    if (!AUTH) return;
+    await db.createNamespace(["au"]);
+    await db.createNamespace(["au", "kid"]);
+    await db.createNamespace(["au_other"]);
+    await db.createTable("shared", rows([1, 2, 3]), ["au"]);
+    await db.createTable("private", rows([4]), ["au"]);
+    await db.createTable("elsewhere", rows([5]), ["au_other"]);
+    const unchanged = async (what) =>
+      eq(`${what}: nothing changed`,
+         [await db.tableNames(["au"]), await db.tableNames(["au_other"]), (await db.listNamespaces(["au"])).namespaces,
+          await idsOf(await db.openTable("shared", ["au"]))],
+         [["private", "shared"], ["elsewhere"], ["kid"], [1, 2, 3]]);
+
+    // Every call, reads and writes alike, is refused before it reaches the catalog.
+    const refusedEverywhere = async (who, headers) => {
+      const c = await connectAs(headers);
+      await rejects(`${who}: listNamespaces → 401`, () => c.listNamespaces(), UNAUTHENTICATED);
+      await rejects(`${who}: describeNamespace → 401`, () => c.describeNamespace(["au"]), UNAUTHENTICATED);
+      await rejects(`${who}: tableNames → 401`, () => c.tableNames(["au"]), UNAUTHENTICATED);
+      await rejects(`${who}: openTable → 401`, () => c.openTable("shared", ["au"]), UNAUTHENTICATED);
+      await rejects(`${who}: createNamespace → 401`, () => c.createNamespace(["au", "x"]), UNAUTHENTICATED);
+      await rejects(`${who}: createTable → 401`, () => c.createTable("x", rows([9]), ["au"]), UNAUTHENTICATED);
+      await rejects(`${who}: createEmptyTable → 401`, () => c.createEmptyTable("x", schemaOf(), ["au"]), UNAUTHENTICATED);
+      await rejects(`${who}: renameTable → 401`,
+                    () => c.renameTable("private", "x", { namespacePath: ["au"] }), UNAUTHENTICATED);
+      await rejects(`${who}: dropTable → 401`, () => c.dropTable("shared", ["au"]), UNAUTHENTICATED);
+      await rejects(`${who}: dropNamespace cascade → 401`,
+                    () => c.dropNamespace(["au_other"], { behavior: "cascade" }), UNAUTHENTICATED);
+      c.close();
+      await unchanged(who);
+    };
+    // One read is enough for the other bad credentials.
+    const refused = async (who, headers) => {
+      const c = await connectAs(headers);
+      await rejects(`${who}: listNamespaces → 401`, () => c.listNamespaces(), UNAUTHENTICATED);
+      await rejects(`${who}: openTable → 401`, () => c.openTable("shared", ["au"]), UNAUTHENTICATED);
+      c.close();
+    };
+    const refusedFor = (reason) => check(`the server log gives the reason: ${reason}`, server.err.includes(reason),
+                                         "not in the request log");
+
+    await refusedEverywhere("no credentials", null);
+    if (BEARER) {
+      // The reader's token with its subject changed to the admin's: the signature no longer fits.
+      const [h, p, sig] = readerHeaders.Authorization.slice("Bearer ".length).split(".");
+      const forged = { ...JSON.parse(Buffer.from(p, "base64url")), sub: subOf(ADMIN) };
+      await refusedEverywhere("a tampered token (sub rewritten, signature kept)",
+                              bearerHeaders(`${h}.${b64url(JSON.stringify(forged))}.${sig}`));
+      await refused("a token signed by another key under the same kid",
+                    bearerHeaders(mintJwt(subOf(ADMIN), {}, { key: rsaSigner(JWT_KID) })));
+      await refused("a token of another issuer", bearerHeaders(mintJwt(subOf(ADMIN), { iss: "https://evil.test" })));
+      await refused("a token for another audience", bearerHeaders(mintJwt(subOf(ADMIN), { aud: "someone-else" })));
+      await refused("an unsigned token (alg none)", bearerHeaders(
+        `${b64url(JSON.stringify({ alg: "none", typ: "JWT" }))}.${b64url(JSON.stringify({
+          sub: subOf(ADMIN), iss: JWT_ISSUER, aud: JWT_AUDIENCE, exp: Math.floor(Date.now() / 1000) + 600 }))}.`));
+      const now = Math.floor(Date.now() / 1000);
+      await refused("an expired token", bearerHeaders(mintJwt(subOf(ADMIN), { iat: now - 7200, exp: now - 3600 })));
+      refusedFor("token expired");
+      await refused("an API key where no key was made", keyHeaders(`qv_${"0".repeat(16)}_${b64url(crypto.randomBytes(32))}`));
+    } else {
+      const key = AUTH_HEADERS["x-api-key"];
+      const wrong = key.replace(/_[^_]+$/, `_${b64url(crypto.randomBytes(32))}`);
+      await refusedEverywhere("a wrong secret for the admin's key id", keyHeaders(wrong));
+      refusedFor("wrong secret for API key");
+      await refused("an unknown key id", keyHeaders(`qv_${"0".repeat(16)}_${b64url(crypto.randomBytes(32))}`));
+      await refused("a malformed key", keyHeaders("not-a-quiver-key"));
+      await refused("the key sent as a bearer token (no JWKS configured)", bearerHeaders(key));
+    }
+    await unchanged("after every refused call");
+
+    // A second principal that holds `reader` on au/shared only, granted by the project admin.
+    const gr = await rawPost("/v1/access/tuples", { writes: [`${READER}#reader@table:default/au/shared`] });
+    check("the project admin grants reader on one table", gr.status === 200, `${gr.status} ${gr.text.slice(0, 300)}`);
+    eq("whoami as the reader", (await rawGet("/v1/access/whoami", readerHeaders)).json,
+       { principal: READER, projects: ["default"], server_admin: false });
+    const rdb = await connect(readerHeaders);
+    const rt = await step("reader: openTable on its table", () => rdb.openTable("shared", ["au"]));
+    if (rt) {
+      eq("reader: reads the rows", await idsOf(rt), [1, 2, 3]);
+      eq("reader: countRows with a filter", await rt.countRows("id > 1"), 2);
+      const near = await rt.vectorSearch(vecOf(2)).limit(1).toArray();
+      eq("reader: vectorSearch", near.map((x) => Number(x.id)), [2]);
+      eq("reader: listVersions", (await rt.listVersions()).map((v) => v.version), [1]);
+    }
+    eq("reader: tableNames lists only the table it may read", await rdb.tableNames(["au"]), ["shared"]);
+    eq("reader: listNamespaces shows only the namespace of that table", (await rdb.listNamespaces()).namespaces, ["au"]);
+    eq("reader: no child namespaces of it", (await rdb.listNamespaces(["au"])).namespaces, []);
+    await rejects("reader: a namespace it holds nothing in → not found", () => rdb.tableNames(["au_other"]), /not found/i);
+    await rejects("reader: openTable on a table it holds nothing on → not found",
+                  () => rdb.openTable("private", ["au"]), /not found/i);
+    await rejects("reader: createTable in the namespace → permission denied",
+                  () => rdb.createTable("mine", rows([9]), ["au"]), DENIED);
+    await rejects("reader: createEmptyTable in the namespace → permission denied",
+                  () => rdb.createEmptyTable("mine", schemaOf(), ["au"]), DENIED);
+    await rejects("reader: createNamespace under it → permission denied", () => rdb.createNamespace(["au", "mine"]), DENIED);
+    await rejects("reader: dropTable on its table → permission denied", () => rdb.dropTable("shared", ["au"]), DENIED);
+    await rejects("reader: renameTable on its table → permission denied",
+                  () => rdb.renameTable("shared", "stolen", { namespacePath: ["au"] }), DENIED);
+    await rejects("reader: dropNamespace cascade → permission denied",
+                  () => rdb.dropNamespace(["au"], { behavior: "cascade" }), DENIED);
+    await rejects("reader: dropAllTables → error", () => rdb.dropAllTables(["au"]), /./);
+    await unchanged("after the reader's attempts");
+    rdb.close();
+    if (!BEARER) {
+      // A project admin governs grants, not other principals' keys.
+      const readerKeyId = /^qv_([0-9a-f]+)_/.exec(readerHeaders["x-api-key"])?.[1];
+      const rv = await rawPost(`/v1/access/api-keys/${readerKeyId}/revoke`, {});
+      check("the project admin cannot revoke the reader's key", rv.status >= 400 && rv.status < 500,
+            `${rv.status} ${rv.text.slice(0, 300)}`);
+      eq("… which still works", await (await connect(readerHeaders)).tableNames(["au"]), ["shared"]);
+    }
+
+    // An API key of the admin's own (made over HTTP; with bearer tokens too), revoked by key id.
+    const ck = await rawPost("/v1/access/api-keys", { description: "revoked by check_rest" });
+    check("the admin makes itself another API key", ck.status === 200 && /^qv_/.test(ck.json?.key ?? "") &&
+          ck.json?.principal === ADMIN, `${ck.status} ${ck.text.slice(0, 300)}`);
+    if (ck.json?.key) {
+      const kdb = await connect(keyHeaders(ck.json.key));
+      eq("the new key works through LanceDB", await kdb.tableNames(["au"]), ["private", "shared"]);
+      const rv = await rawPost(`/v1/access/api-keys/${ck.json.key_id}/revoke`, {});
+      check("POST /v1/access/api-keys/{key_id}/revoke", rv.status === 200 && !!rv.json?.revoked_at,
+            `${rv.status} ${rv.text.slice(0, 300)}`);
+      await rejects("revoked key: the open connection is refused (401)", () => kdb.tableNames(["au"]), UNAUTHENTICATED);
+      await rejects("revoked key: a new connection is refused (401)",
+                    async () => (await connect(keyHeaders(ck.json.key))).openTable("shared", ["au"]), UNAUTHENTICATED);
+      refusedFor(`API key ${ck.json.key_id} is revoked`);
+      kdb.close();
+    }
+    eq("the admin's own credential still works", await db.tableNames(["au"]), ["private", "shared"]);
+  },
+
   async managed_versioning() {
     if (!MANAGED) return;
     await db.createNamespace(["mv"]);
@@ -816,6 +961,11 @@ try {
     check("server starts and prints its URL", false,
           `${e.message}\n  command: ${quiver} ${server?.args?.join(" ") ?? ""}\n  stdout: ${server?.out ?? ""}\n  stderr: ${server?.err ?? ""}`);
     throw e;
+  }
+  if (AUTH) {
+    const w = await rawGet("/v1/access/whoami");
+    eq("whoami: the workflows run as a project admin, not a server admin", w.json,
+       { principal: ADMIN, projects: ["default"], server_admin: false });
   }
   db = await connect();
   for (const [name, fn] of Object.entries(workflows)) {
