@@ -4,7 +4,7 @@
 // reference is quiver itself with authorization off. Prints one Markdown table (each phase's raw
 // figures go to stderr as JSON).
 //
-//   node authz_bench.mjs <quiver binary> <scratch dir> [--root DIR] [--seconds 10] [--rounds 2]
+//   node authz_bench.mjs <quiver binary> <scratch dir> [--root DIR] [--seconds 10] [--rounds 4]
 //                        [--list-reps 2000] [--shape 10,1000,10000,100000]
 //
 // The root (built once, then served by every phase):
@@ -38,6 +38,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 
 // ---------------------------------------------------------------------------------------------
@@ -45,7 +46,7 @@ import path from "node:path";
 
 const argv = process.argv.slice(2);
 const usage =
-  "node authz_bench.mjs <quiver binary> <scratch dir> [--root DIR] [--seconds 10] [--rounds 2] [--list-reps 2000] [--shape 10,1000,10000,100000]";
+  "node authz_bench.mjs <quiver binary> <scratch dir> [--root DIR] [--seconds 10] [--rounds 4] [--list-reps 2000] [--shape 10,1000,10000,100000]";
 if (argv.length < 2) {
   console.error(`usage: ${usage}`);
   process.exit(2);
@@ -53,7 +54,7 @@ if (argv.length < 2) {
 const [quiverBin, scratch] = argv;
 let keptRoot = null;
 let seconds = 10;
-let rounds = 2;
+let rounds = 4;
 let listReps = 2000;
 // namespaces, tables per namespace, tables in big, background grants
 let shape = [10, 1000, 10000, 100000];
@@ -200,6 +201,14 @@ async function drive(clients, { total = Infinity, ms = Infinity }, op) {
   return { lat, wallMs: performance.now() - start };
 }
 
+// quiver's own time for DescribeTable (request parsed to response built, authorization included;
+// not the HTTP transport), from the latency histogram's sum and count on /metrics.
+async function handlerTime(port) {
+  const text = await request(port, "GET", "/metrics");
+  const get = (what) => Number(text.match(new RegExp(`^quiver_request_duration_seconds_${what}\\{operation="DescribeTable"\\} (\\S+)$`, "m"))?.[1] ?? 0);
+  return { sum: get("sum"), count: get("count") };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The fill (once per root)
 
@@ -307,6 +316,9 @@ const startInfo = { on: [], off: [] };
 
 async function session(side, round, state) {
   const auth = side === "on";
+  // Untimed: write out what the fill (or the last phase's request log) left dirty, so that the
+  // kernel's writeback does not land in one side's measurement.
+  execFileSync("sync");
   const s = await startQuiver(auth);
   startInfo[side].push({ start_ms: Math.round(s.startMs), tuples: s.tuples });
   const readerKey = auth ? state.readerKey : undefined;
@@ -334,8 +346,13 @@ async function session(side, round, state) {
     const ms = (seconds * 1000) / rounds;
     for (const clients of [1, CLIENTS]) {
       const p = picker(TARGETS.length, 12345 + round * 101 + clients);
+      const before = await handlerTime(s.port);
       const r = await drive(clients, { ms }, () => describe(s.port, ...TARGETS[p()], readerKey));
+      const after = await handlerTime(s.port);
       add(side, `describe/${clients}`, r.lat, r.wallMs);
+      const h = (acc[side][`handler/${clients}`] ??= { sum: 0, count: 0 });
+      h.sum += after.sum - before.sum;
+      h.count += after.count - before.count;
       console.error(`${side} round ${round} describe/${clients}: ${JSON.stringify({ ops: r.lat.length, ops_s: Math.round((r.lat.length / r.wallMs) * 1000) })}`);
     }
 
@@ -363,6 +380,7 @@ async function session(side, round, state) {
 // Main
 
 const t0 = performance.now();
+const load0 = os.loadavg()[0];
 let state = keptRoot ? loadState() : null;
 const reused = state !== null;
 if (!reused) state = await fill();
@@ -404,6 +422,7 @@ for (const [label, key] of [["median", "p50"], ["p95", "p95"]]) {
 }
 
 const tuples = startInfo.on.map((x) => x.tuples);
+const us = (side, clients) => (acc[side][`handler/${clients}`].sum / acc[side][`handler/${clients}`].count) * 1e6;
 const notes = [];
 const fi = state.info;
 notes.push(
@@ -418,8 +437,12 @@ notes.push(
         `${fi.grants.tuples} grants in ${fi.grants.requests} requests in ${fi.grants.s.toFixed(1)} s (${fi.grants.per_s.toFixed(0)}/s, ${TUPLE_CLIENTS} requests in flight).`,
 );
 notes.push(
+  `quiver's own DescribeTable time (from /metrics: request parsed to response built, authorization included, HTTP transport not), mean µs: ` +
+    `1 client ${us("on", 1).toFixed(1)} on / ${us("off", 1).toFixed(1)} off, ${CLIENTS} clients ${us("on", CLIENTS).toFixed(1)} on / ${us("off", CLIENTS).toFixed(1)} off.`,
+);
+notes.push(
   `Per side: describe ${seconds} s per client count and ${Math.ceil(listReps / rounds) * rounds} listings per namespace, over ${rounds} server processes ` +
     `(order on, off, off, on, …); server start-up (ms): authz on ${startInfo.on.map((x) => x.start_ms).join(", ")}, off ${startInfo.off.map((x) => x.start_ms).join(", ")}. ` +
-    `Describe requests per side: 1 client ${stats(acc.on["describe/1"]).n} on / ${stats(acc.off["describe/1"]).n} off, ${CLIENTS} clients ${stats(acc.on[`describe/${CLIENTS}`]).n} on / ${stats(acc.off[`describe/${CLIENTS}`]).n} off. Total ${totalS.toFixed(0)} s.`,
+    `Describe requests per side: 1 client ${stats(acc.on["describe/1"]).n} on / ${stats(acc.off["describe/1"]).n} off, ${CLIENTS} clients ${stats(acc.on[`describe/${CLIENTS}`]).n} on / ${stats(acc.off[`describe/${CLIENTS}`]).n} off. Total ${totalS.toFixed(0)} s; 1-minute load average ${load0.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end.`,
 );
 console.log("\n" + notes.join("\n"));

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/object_id.h"
+#include "common/base64.h"
 
 namespace quiver::catalog {
 
@@ -41,24 +42,6 @@ Result<std::string> SecureRandom(size_t n) {
     return Status::Internal("the system random generator failed");
   }
   return bytes;
-}
-
-std::string Base64Url(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (unsigned char c : bytes) {
-    acc = (acc << 8) | c;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out += kAlphabet[(acc >> bits) & 63];
-    }
-  }
-  if (bits > 0) out += kAlphabet[(acc << (6 - bits)) & 63];
-  return out;
 }
 
 // SHA-256(salt || secret) as hex.
@@ -120,6 +103,11 @@ Status ValidatePrincipal(std::string_view principal) {
   if (principal == "user:*") {
     return Status::InvalidInput("user:* stands for everyone and is not a principal");
   }
+  // The identity of every request while authentication is off (and so the creator of the
+  // default project): no credential may ever claim it.
+  if (principal == "user:anonymous") {
+    return Status::InvalidInput("user:anonymous is reserved for unauthenticated servers");
+  }
   return Status::OK();
 }
 
@@ -143,7 +131,7 @@ Result<CreatedApiKey> ApiKeyStore::Create(const std::string& principal,
   QV_ASSIGN_OR_RETURN(std::string secret_bytes, SecureRandom(kSecretBytes));
   QV_ASSIGN_OR_RETURN(std::string salt_bytes, SecureRandom(kSaltBytes));
   std::string key_id = Hex(reinterpret_cast<const unsigned char*>(id_bytes.data()), kKeyIdBytes);
-  std::string secret = Base64Url(secret_bytes);
+  std::string secret = Base64UrlEncode(secret_bytes);
   std::string salt = Hex(reinterpret_cast<const unsigned char*>(salt_bytes.data()), kSaltBytes);
   json body = {{"key_id", key_id},
                {"principal", principal},

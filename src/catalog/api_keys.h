@@ -82,7 +82,8 @@ class ApiKeyStore {
 };
 
 // "user:<name>" with a non-empty name of printable text (no control characters), at most 256
-// bytes; "user:*" is not a principal.
+// bytes; "user:*" (everyone) and "user:anonymous" (the identity of every request when
+// authentication is off) are not principals a credential may carry.
 Status ValidatePrincipal(std::string_view principal);
 
 }  // namespace quiver::catalog

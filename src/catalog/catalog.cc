@@ -305,6 +305,7 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
     live = Error(StatusCode::kNamespaceAlreadyExists,
                  fmt::format("a table named '{}' was created concurrently", LeafOf(id)));
   }
+  if (live.ok() && !err.ok()) live = err;  // the re-check could not be made: withdraw
   if (live.ok() && !warehouse.empty()) {
     // A warehouse delete marks the warehouse before it looks for namespaces in it.
     auto wh = registry_->Get(RecordKind::kWarehouse, {id.front(), warehouse});
@@ -558,6 +559,7 @@ Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& pr
     live = Error(StatusCode::kTableAlreadyExists,
                  fmt::format("a namespace named '{}' was created concurrently", LeafOf(id)));
   }
+  if (live.ok() && !err.ok()) live = err;  // the re-check could not be made: withdraw
   if (!live.ok()) {
     (void)registry_->Delete(RecordKind::kTable, id, *created);
     drop_marker();
@@ -580,14 +582,42 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
   QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, RootStore(wh.root));
 
   // The location (relative to the warehouse's root) must hold a dataset.
+  const Status no_dataset = Status::InvalidInput(
+      fmt::format("location '{}' holds no Lance dataset (no manifest under _versions/)", location));
   QV_ASSIGN_OR_RETURN(auto store, PrefixStore::Make(root, location));
   auto latest = table::ResolveLatestVersion(*store);
   if (!latest.ok()) {
-    if (latest.status().code() == StatusCode::kTableNotFound) {
-      return Status::InvalidInput(fmt::format(
-          "location '{}' holds no Lance dataset (no manifest under _versions/)", location));
-    }
+    if (latest.status().code() == StatusCode::kTableNotFound) return no_dataset;
     return latest.status();
+  }
+  // One location, one table: a second name would let a drop delete another table's bytes.
+  // Another project's tables are not there as far as this project can tell: a location at,
+  // inside or above one of theirs (warehouses of several projects may share a root) answers as
+  // an empty one, before anything about this project is checked, so that the answer reveals
+  // neither their data nor whether it exists.
+  auto overlaps = [](const std::string& a, const std::string& b) {
+    auto inside = [](const std::string& x, const std::string& y) {
+      return x.size() > y.size() && x.compare(0, y.size(), y) == 0 && x[y.size()] == '/';
+    };
+    return a == b || inside(a, b) || inside(b, a);
+  };
+  std::optional<ObjectId> same_location;  // a table of this project registered there
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> all,
+                      registry_->ListDescendants(RecordKind::kTable, {}));
+  for (const ObjectId& other : all) {
+    if (other == id) continue;
+    auto record = registry_->Get(RecordKind::kTable, other);
+    if (!record.ok()) {
+      if (record.status().IsNotFound()) continue;  // dropped meanwhile
+      return record.status();                      // an unread record could hold this location
+    }
+    if (record->body.value("root", "") != wh.root) continue;
+    const std::string other_location = record->body.value("location", "");
+    if (other.front() != id.front()) {
+      if (overlaps(location, other_location)) return no_dataset;
+    } else if (other_location == location && !same_location) {
+      same_location = other;
+    }
   }
 
   auto existing = registry_->Get(RecordKind::kTable, id);
@@ -609,18 +639,10 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
         fmt::format("a namespace named '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
   }
   QV_RETURN_IF_ERROR(err);
-  // One location, one table: a second name would let a drop delete another table's bytes.
-  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> all,
-                      registry_->ListDescendants(RecordKind::kTable, {}));
-  for (const ObjectId& other : all) {
-    if (other == id) continue;
-    auto record = registry_->Get(RecordKind::kTable, other);
-    if (record.ok() && record->body.value("location", "") == location &&
-        record->body.value("root", "") == wh.root) {
-      return Error(StatusCode::kTableAlreadyExists,
-                   fmt::format("location '{}' is already registered as table '{}'", location,
-                               DisplayId(other)));
-    }
+  if (same_location) {
+    return Error(StatusCode::kTableAlreadyExists,
+                 fmt::format("location '{}' is already registered as table '{}'", location,
+                             DisplayId(*same_location)));
   }
 
   json body = {
@@ -851,6 +873,7 @@ Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
     live = Error(StatusCode::kTableAlreadyExists,
                  fmt::format("a namespace named '{}' was created concurrently", new_name));
   }
+  if (live.ok() && !err.ok()) live = err;  // the re-check could not be made: withdraw
   if (!live.ok()) {
     (void)registry_->Delete(RecordKind::kTable, dest, *created);
     return restore_source(live);

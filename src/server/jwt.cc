@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "common/base64.h"
 #include "common/logging.h"
 #include "server/internal/jwks_fetch.h"
 
@@ -55,35 +56,6 @@ using EcdsaSigPtr = std::unique_ptr<ECDSA_SIG, Freer<ECDSA_SIG, ECDSA_SIG_free>>
 
 const unsigned char* Bytes(std::string_view s) {
   return reinterpret_cast<const unsigned char*>(s.data());
-}
-
-// Strict base64url (RFC 7515 §2): the URL-safe alphabet, no padding, no whitespace, and unused
-// trailing bits zero, so that every byte string has exactly one accepted encoding.
-bool Base64UrlDecode(std::string_view in, std::string* out) {
-  static constexpr std::array<int8_t, 256> kTable = [] {
-    std::array<int8_t, 256> t{};
-    t.fill(-1);
-    const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    for (int i = 0; i < 64; ++i)
-      t[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
-    return t;
-  }();
-  if (in.size() % 4 == 1) return false;
-  out->clear();
-  out->reserve(in.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v = kTable[static_cast<unsigned char>(c)];
-    if (v < 0) return false;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return (acc & ((1u << bits) - 1)) == 0;
 }
 
 // ---- keys ----------------------------------------------------------------------------------

@@ -111,12 +111,6 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
   if (match->op->name == "Healthz") {
     return internal::JsonReply({{"status", "ok"}, {"version", QUIVER_VERSION}});
   }
-  if (match->op->name == "Metrics") {
-    HttpResponse response;
-    response.content_type = "text/plain; version=0.0.4";
-    response.body = RenderMetrics();
-    return response;
-  }
   auto call = ParseCall(request, *match, request_id);
   if (!call.ok()) return MakeErrorResponse(call.status(), request_id);
   // Identity first: nothing about the request is looked at for an unauthenticated caller.
@@ -129,6 +123,18 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
     return MakeErrorResponse(subject.status(), request_id);
   }
   call->subject = std::move(*subject);
+  if (match->op->name == "Metrics") {
+    // Its counters move with what requests touched (store calls per operation), which would
+    // tell a tenant whether another's object exists: server admins only.
+    if (!access_.IsServerAdmin(call->subject)) {
+      return MakeErrorResponse(
+          Status(StatusCode::kPermissionDenied, "/metrics is for server admins"), request_id);
+    }
+    HttpResponse response;
+    response.content_type = "text/plain; version=0.0.4";
+    response.body = RenderMetrics();
+    return response;
+  }
   const internal::OperationPolicy* policy = internal::PolicyFor(match->op->name);
   if (match->op->spec) {
     auto project = ResolveProject(*call);

@@ -60,8 +60,7 @@ TEST_F(HierarchyTest, ProjectRecordAndOwnerGrantAreOneWrite) {
   EXPECT_NE(record->data.find("\"user:alice\""), std::string::npos);
   EXPECT_EQ(catalog_->CreateProject("sales", {}, alice_).status().code(),
             StatusCode::kNamespaceAlreadyExists);
-  EXPECT_EQ(catalog_->CreateProject("a/b", {}, alice_).status().code(),
-            StatusCode::kInvalidInput);
+  EXPECT_EQ(catalog_->CreateProject("a/b", {}, alice_).status().code(), StatusCode::kInvalidInput);
   auto listed = catalog_->ListProjects("", std::nullopt);
   EXPECT_EQ(listed->names, (std::vector<std::string>{"default", "sales"}));
   ExpectConsistent();
@@ -77,14 +76,13 @@ TEST_F(HierarchyTest, TablesLiveUnderTheirWarehousesRoot) {
   // Two warehouses and none is "default": a top-level namespace must name one.
   EXPECT_EQ(catalog_->CreateNamespace({"p", "x"}, CreateMode::kCreate, {}, alice_).status().code(),
             StatusCode::kInvalidInput);
-  EXPECT_EQ(catalog_
-                ->CreateNamespace({"p", "x"}, CreateMode::kCreate, {{"warehouse", "nope"}},
-                                  alice_)
-                .status()
-                .code(),
-            StatusCode::kNamespaceNotFound);
-  auto ns = catalog_->CreateNamespace({"p", "a"}, CreateMode::kCreate, {{"warehouse", "w2"}},
-                                      alice_);
+  EXPECT_EQ(
+      catalog_->CreateNamespace({"p", "x"}, CreateMode::kCreate, {{"warehouse", "nope"}}, alice_)
+          .status()
+          .code(),
+      StatusCode::kNamespaceNotFound);
+  auto ns =
+      catalog_->CreateNamespace({"p", "a"}, CreateMode::kCreate, {{"warehouse", "w2"}}, alice_);
   ASSERT_TRUE(ns.ok()) << ns.status().ToString();
   EXPECT_TRUE(ns->properties.empty());  // the choice is recorded, not kept as a property
   ASSERT_TRUE(catalog_->CreateNamespace({"p", "a", "b"}, CreateMode::kCreate, {}, alice_).ok());
@@ -102,13 +100,12 @@ TEST_F(HierarchyTest, TablesLiveUnderTheirWarehousesRoot) {
   ASSERT_TRUE(registered.ok()) << registered.status().ToString();
   EXPECT_EQ(catalog_->WarehouseOfNamespace({"p", "a", "b"}).ValueOr(""), "w2");
   // Renames move no bytes, so a table stays in its warehouse.
-  ASSERT_TRUE(catalog_->CreateNamespace({"p", "c"}, CreateMode::kCreate, {{"warehouse", "w1"}},
-                                        alice_)
-                  .ok());
-  EXPECT_EQ(catalog_->RenameTable({"p", "a", "b", "t"}, ObjectId{"p", "c"}, "t", alice_)
-                .status()
-                .code(),
-            StatusCode::kInvalidInput);
+  ASSERT_TRUE(
+      catalog_->CreateNamespace({"p", "c"}, CreateMode::kCreate, {{"warehouse", "w1"}}, alice_)
+          .ok());
+  EXPECT_EQ(
+      catalog_->RenameTable({"p", "a", "b", "t"}, ObjectId{"p", "c"}, "t", alice_).status().code(),
+      StatusCode::kInvalidInput);
   EXPECT_TRUE(catalog_->RenameTable({"p", "a", "b", "t"}, ObjectId{"p", "a"}, "t2", alice_).ok());
   // Dropping deletes the bytes in the warehouse's store.
   ASSERT_TRUE(catalog_->DropTable({"p", "a", "t2"}, alice_).ok());
@@ -146,10 +143,9 @@ TEST_F(HierarchyTest, ADeactivatedWarehouseRefusesNewTables) {
   EXPECT_FALSE(off->active);
   EXPECT_EQ(catalog_->DeclareTable({"default", "ns", "t"}, {}, alice_).status().code(),
             StatusCode::kPermissionDenied);
-  EXPECT_EQ(catalog_->CreateNamespace({"default", "n2"}, CreateMode::kCreate, {}, alice_)
-                .status()
-                .code(),
-            StatusCode::kPermissionDenied);
+  EXPECT_EQ(
+      catalog_->CreateNamespace({"default", "n2"}, CreateMode::kCreate, {}, alice_).status().code(),
+      StatusCode::kPermissionDenied);
   ASSERT_TRUE(catalog_->SetWarehouseActive("default", "default", true, alice_).ok());
   EXPECT_TRUE(catalog_->DeclareTable({"default", "ns", "t"}, {}, alice_).ok());
 }
@@ -173,8 +169,7 @@ TEST_F(HierarchyTest, GrantsAreEditedInTheRecordAndLogged) {
       Catalog::GrantTarget::kTable, {"default", "ns", "t"},
       [](json&) { return Status::InvalidInput("no"); }, alice_);
   EXPECT_FALSE(refused.ok());
-  EXPECT_EQ(catalog_->ReadGrants(Catalog::GrantTarget::kTable, {"default", "ns", "t"})->size(),
-            2u);
+  EXPECT_EQ(catalog_->ReadGrants(Catalog::GrantTarget::kTable, {"default", "ns", "t"})->size(), 2u);
   // Missing objects have no grants to edit.
   EXPECT_EQ(catalog_
                 ->UpdateGrants(
@@ -203,9 +198,9 @@ TEST_F(HierarchyTest, TheConsistencyScanFindsARecordWithoutItsOwner) {
   auto record = catalog_->registry().Get(RecordKind::kTable, {"default", "ns", "t"});
   json body = record->body;
   body.erase("grants");
-  ASSERT_TRUE(
-      catalog_->registry().Replace(RecordKind::kTable, {"default", "ns", "t"}, body, record->etag)
-          .ok());
+  ASSERT_TRUE(catalog_->registry()
+                  .Replace(RecordKind::kTable, {"default", "ns", "t"}, body, record->etag)
+                  .ok());
   auto report = catalog_->CheckConsistency();
   ASSERT_TRUE(report.ok());
   ASSERT_EQ(report->problems.size(), 1u);
@@ -268,10 +263,10 @@ TEST_F(HierarchyTest, AccessControlFollowsAnotherServersGrants) {
   with_admin.server_admins = {"user:ops"};
   auto admin = AccessControl::Open(**other, with_admin);
   ASSERT_TRUE(admin.ok());
-  EXPECT_TRUE((*admin)->Check("user:ops", authz::Permission::kCreateProject,
-                              authz::ObjectRef::Server()));
-  EXPECT_FALSE((*admin)->Check("user:alice", authz::Permission::kCreateProject,
-                               authz::ObjectRef::Server()));
+  EXPECT_TRUE(
+      (*admin)->Check("user:ops", authz::Permission::kCreateProject, authz::ObjectRef::Server()));
+  EXPECT_FALSE(
+      (*admin)->Check("user:alice", authz::Permission::kCreateProject, authz::ObjectRef::Server()));
 }
 
 }  // namespace

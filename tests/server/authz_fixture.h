@@ -15,7 +15,7 @@
 namespace quiver::server::testing {
 
 // One HTTP request. In the target, {own_key} is replaced by the key id of the caller's own API
-// key and {victim_key} by that of user:victim (AuthzFixture::Send).
+// key and {victim_key} by that of user:victim (AuthzFixture::SendWith).
 struct Request {
   std::string method;
   std::string target;
@@ -149,6 +149,13 @@ inline const Request& RequestFor(const std::string& op) {
   return kNone;
 }
 
+// Replaces every `from` in *s by `to`.
+inline void Fill(std::string* s, const std::string& from, const std::string& to) {
+  for (size_t at = s->find(from); at != std::string::npos; at = s->find(from, at + to.size())) {
+    s->replace(at, from.size(), to);
+  }
+}
+
 // "403 code 15: <error message>" (or the raw body when it is not an error body).
 inline std::string Show(const Reply& reply) {
   nlohmann::json body = reply.Json();
@@ -218,8 +225,8 @@ class AuthzFixture : public ServerFixture {
   Reply Root(const Request& request, int status = 200,
              const std::map<std::string, std::string>& extra = {}) {
     Reply reply = As(kRoot, request, extra);
-    EXPECT_EQ(reply.status, status) << request.method << " " << request.target << ": "
-                                    << reply.body;
+    EXPECT_EQ(reply.status, status)
+        << request.method << " " << request.target << ": " << reply.body;
     return reply;
   }
 
@@ -237,12 +244,6 @@ class AuthzFixture : public ServerFixture {
     auto info = catalog_->GetTable(Scoped(spec));
     ASSERT_TRUE(info.ok()) << info.status().ToString();
     ASSERT_TRUE(quiver::testing::WriteSyntheticDataset(*memory_, info->location, true).ok());
-  }
-
-  static void Fill(std::string* s, const std::string& from, const std::string& to) {
-    for (size_t at = s->find(from); at != std::string::npos; at = s->find(from, at + to.size())) {
-      s->replace(at, from.size(), to);
-    }
   }
 
   std::map<std::string, std::string> keys_;     // principal -> API key

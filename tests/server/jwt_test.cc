@@ -2,6 +2,7 @@
 // temporary file or served by quiver's own HttpServer on an ephemeral loopback port. Time is a
 // ManualClock; nothing sleeps.
 #include "server/jwt.h"
+#include "common/base64.h"
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -34,22 +35,7 @@ constexpr int64_t kNow = 1'700'000'000;  // ManualClock's default start, in seco
 constexpr const char* kIssuer = "https://issuer.test";
 constexpr const char* kAudience = "quiver";
 
-std::string B64Url(std::string_view bytes) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (unsigned char c : bytes) {
-    acc = (acc << 8) | c;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out.push_back(kAlphabet[(acc >> bits) & 0x3f]);
-    }
-  }
-  if (bits > 0) out.push_back(kAlphabet[(acc << (6 - bits)) & 0x3f]);
-  return out;
-}
+std::string B64Url(std::string_view bytes) { return Base64UrlEncode(bytes); }
 
 struct PkeyFree {
   void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }

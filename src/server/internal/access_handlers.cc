@@ -218,6 +218,13 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
                             fmt::format("{} is the last admin of {}; grant another admin first",
                                         t.subject, catalog::authz::FormatObjectRef(t.object)));
             }
+            // Nor is any other object left without a grant: created with its owner's, it keeps
+            // one (CheckConsistency reports an object whose record holds none).
+            if (t.object.type != ObjectType::kServer && grants.empty()) {
+              return Status(StatusCode::kNamespaceNotEmpty,
+                            fmt::format("{} holds the last grant on {}; grant another owner first",
+                                        t.subject, catalog::authz::FormatObjectRef(t.object)));
+            }
             return Status::OK();
           }).status());
       changed.push_back(catalog::authz::TupleToJson(t));
@@ -257,7 +264,7 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
     json body = json::object();
     if (tuples.size() > limit) {
       tuples.resize(limit);
-      body["page_token"] = catalog::authz::FormatTuple(tuples.back());
+      if (!tuples.empty()) body["page_token"] = catalog::authz::FormatTuple(tuples.back());
     }
     json list = json::array();
     for (const Tuple& t : tuples) list.push_back(catalog::authz::TupleToJson(t));

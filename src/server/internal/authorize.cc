@@ -228,12 +228,20 @@ Result<std::string> ResolveProject(catalog::Catalog& catalog, catalog::AccessCon
     }
     ObjectRef ref = ObjectRef::Project(named);
     if (access.Check(call.subject, Permission::kObserve, ref)) return named;
+    // About to refuse: a grant made on another server may be anywhere in the project, so read
+    // the project's record and what the change log has (the record of the grant itself is
+    // already written; its event follows within milliseconds).
     QV_RETURN_IF_ERROR(access.Reconcile(ref));
+    QV_RETURN_IF_ERROR(access.Refresh());
     if (access.Check(call.subject, Permission::kObserve, ref)) return named;
     return hidden(named);
   }
   if (admin) return std::string(catalog::kDefaultProject);
   QV_ASSIGN_OR_RETURN(std::vector<std::string> projects, access.ProjectsOf(call.subject));
+  if (projects.empty()) {
+    QV_RETURN_IF_ERROR(access.Refresh());  // about to refuse: see above
+    QV_ASSIGN_OR_RETURN(projects, access.ProjectsOf(call.subject));
+  }
   if (projects.size() == 1) return projects.front();
   for (const std::string& p : projects) {
     if (p == catalog::kDefaultProject) return p;

@@ -107,7 +107,7 @@ void AddControlHandlers(catalog::Catalog& catalog, catalog::AccessControl& acces
       for (std::string& p : mine) {
         if (p <= paging.page_token) continue;
         if (paging.limit && list.names.size() >= *paging.limit) {
-          list.page_token = list.names.back();
+          if (!list.names.empty()) list.page_token = list.names.back();  // limit=0: none
           break;
         }
         list.names.push_back(std::move(p));
@@ -153,6 +153,14 @@ void AddControlHandlers(catalog::Catalog& catalog, catalog::AccessControl& acces
     ObjectRef proj = ObjectRef::Project(project);
     QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kCreateWarehouse, proj,
                                Denied(call.subject, Permission::kCreateWarehouse, proj)));
+    // A root of its own is storage configuration of the whole server (it could name any path
+    // the server can reach, another project's included): server admins only. Project admins
+    // create warehouses on the catalog root.
+    if (root && !root->empty() && !access.IsServerAdmin(call.subject)) {
+      return Status(StatusCode::kPermissionDenied,
+                    "only a server admin gives a warehouse its own 'root'; omit it to use the "
+                    "catalog root");
+    }
     QV_ASSIGN_OR_RETURN(
         catalog::WarehouseInfo info,
         catalog.CreateWarehouse(project, name, root.value_or(""),
@@ -182,7 +190,7 @@ void AddControlHandlers(catalog::Catalog& catalog, catalog::AccessControl& acces
       for (const std::string& n : names) {
         if (n <= paging.page_token) continue;
         if (paging.limit && list.names.size() >= *paging.limit) {
-          list.page_token = list.names.back();
+          if (!list.names.empty()) list.page_token = list.names.back();  // limit=0: none
           break;
         }
         list.names.push_back(n);

@@ -183,7 +183,7 @@ void AddNamespaceHandlers(catalog::Catalog& catalog, catalog::AccessControl& acc
       }
       for (; it != visible.end(); ++it) {
         if (paging.limit && list.ids.size() >= *paging.limit) {
-          list.page_token = json(SpecId(list.ids.back())).dump();
+          if (!list.ids.empty()) list.page_token = json(SpecId(list.ids.back())).dump();
           break;
         }
         if (!include_declared.value_or(true)) {
