@@ -3,7 +3,7 @@
 #
 #   make run          install deps, build (Release), start build/quiver serve
 #   make test         install deps, build, run the whole CTest suite, then again under
-#                     ASan+UBSan, then the store tests under TSan, then the fuzz targets for a
+#                     ASan+UBSan, then the store and catalog tests under TSan, then the fuzz targets for a
 #                     bounded time. Exit status is the truth.
 #   make fuzz         build the libFuzzer targets (clang, ASan+UBSan) and run each FUZZ_SECONDS
 #   make build        Release build only (build/)
@@ -32,7 +32,7 @@ run: build
 	./build/quiver serve
 
 test: deps test-release test-asan test-tsan fuzz
-	@echo "make test: all suites passed (release, asan+ubsan, tsan store, fuzz)"
+	@echo "make test: all suites passed (release, asan+ubsan, tsan store+catalog, fuzz)"
 
 test-release: build
 	cd build && ctest --output-on-failure -j $(CTEST_JOBS) --timeout 900
@@ -47,10 +47,10 @@ test-asan: deps
 
 test-tsan: deps
 	cmake -S . -B build-tsan $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DQUIVER_SANITIZE=thread -DQUIVER_ONLY_STORE=ON >/dev/null
+	  -DQUIVER_SANITIZE=thread -DQUIVER_ONLY_STORE=OFF -DQUIVER_ONLY_CATALOG=ON >/dev/null
 	cmake --build build-tsan -j $(JOBS)
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  ctest --output-on-failure -j $(CTEST_JOBS) --timeout 1800 -L store
+	  ctest --output-on-failure -j $(CTEST_JOBS) --timeout 1800 -L "store|catalog"
 
 fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -70,6 +70,7 @@ bench: build
 	./bench/store/run.sh
 	./bench/table/run.sh
 	./bench/catalog/run.sh
+	./bench/authz/run.sh
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -4,7 +4,7 @@
 // reference is quiver itself with authorization off. Prints one Markdown table (each phase's raw
 // figures go to stderr as JSON).
 //
-//   node authz_bench.mjs <quiver binary> <scratch dir> [--root DIR] [--seconds 10] [--rounds 4]
+//   node authz_bench.mjs <quiver binary> <scratch dir> [--root DIR] [--seconds 10] [--rounds 6]
 //                        [--list-reps 2000] [--shape 10,1000,10000,100000]
 //
 // The root (built once, then served by every phase):
@@ -28,7 +28,7 @@
 // the order on, off, off, on, ... so that drift in machine speed hits both sides alike):
 //   describe-table   POST /v1/table/{ns$t}/describe over the 100 targets (fixed pseudo-random
 //                    sequence), 1 client then 8 clients (one keep-alive socket each), --seconds
-//                    per side split over the rounds; req/s = requests / wall time. A 2 s warm-up
+//                    per side split over the rounds; req/s = requests / wall time. A 1.5 s warm-up
 //                    (8 clients) precedes the measurements in every server process.
 //   list-tables      GET /v1/namespace/{ns}/table/list?limit=100, one client, --list-reps per
 //                    side split over the rounds; median and p95. Auth on: bench-lister lists big
@@ -46,7 +46,7 @@ import path from "node:path";
 
 const argv = process.argv.slice(2);
 const usage =
-  "node authz_bench.mjs <quiver binary> <scratch dir> [--root DIR] [--seconds 10] [--rounds 4] [--list-reps 2000] [--shape 10,1000,10000,100000]";
+  "node authz_bench.mjs <quiver binary> <scratch dir> [--root DIR] [--seconds 10] [--rounds 6] [--list-reps 2000] [--shape 10,1000,10000,100000]";
 if (argv.length < 2) {
   console.error(`usage: ${usage}`);
   process.exit(2);
@@ -54,7 +54,7 @@ if (argv.length < 2) {
 const [quiverBin, scratch] = argv;
 let keptRoot = null;
 let seconds = 10;
-let rounds = 4;
+let rounds = 6;
 let listReps = 2000;
 // namespaces, tables per namespace, tables in big, background grants
 let shape = [10, 1000, 10000, 100000];
@@ -83,7 +83,7 @@ const TUPLES_PER_REQUEST = 1000;
 const FILL_CLIENTS = 16;
 const TUPLE_CLIENTS = 8;
 const CLIENTS = 8;
-const WARMUP_MS = 2000;
+const WARMUP_MS = 1500;
 const SMALL = 10;
 
 const nsName = (k) => `ns${String(k).padStart(2, "0")}`;
@@ -171,7 +171,26 @@ async function startQuiver(auth) {
   return { child, port, startMs, tuples: m ? Number(m[1]) : null };
 }
 
+// CPU time (s) of a process from /proc/<pid>/stat (utime + stime), and of the whole machine
+// (busy time summed over all cores, /proc/stat), so that the run can say how much of the machine
+// other processes took while it measured.
+const TICK_S = 0.01; // USER_HZ is 100 on Linux
+function processCpuS(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(f[11]) + Number(f[12])) * TICK_S; // fields 14, 15 of stat(5)
+  } catch {
+    return 0;
+  }
+}
+function machineBusyS() {
+  const [, user, nice, system, , , irq, softirq, steal] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+  return (user + nice + system + irq + softirq + steal) * TICK_S;
+}
+let serverCpuS = 0; // CPU of the servers of the measured phases, summed as they stop
+
 async function stopQuiver({ child }) {
+  serverCpuS += processCpuS(child.pid);
   const exited = new Promise((resolve) => child.on("exit", (code, sig) => resolve({ code, sig })));
   child.kill("SIGTERM");
   let timer;
@@ -203,8 +222,9 @@ async function drive(clients, { total = Infinity, ms = Infinity }, op) {
 
 // quiver's own time for DescribeTable (request parsed to response built, authorization included;
 // not the HTTP transport), from the latency histogram's sum and count on /metrics.
-async function handlerTime(port) {
-  const text = await request(port, "GET", "/metrics");
+// /metrics is for server admins when authentication is on.
+async function handlerTime(port, adminKey) {
+  const text = await request(port, "GET", "/metrics", undefined, adminKey);
   const get = (what) => Number(text.match(new RegExp(`^quiver_request_duration_seconds_${what}\\{operation="DescribeTable"\\} (\\S+)$`, "m"))?.[1] ?? 0);
   return { sum: get("sum"), count: get("count") };
 }
@@ -323,6 +343,7 @@ async function session(side, round, state) {
   startInfo[side].push({ start_ms: Math.round(s.startMs), tuples: s.tuples });
   const readerKey = auth ? state.readerKey : undefined;
   const listerKey = auth ? state.listerKey : undefined;
+  const adminKey = auth ? state.adminKey : undefined;
   try {
     // Correctness first: the restricted listing, the namespace listing, and (auth on) a table the
     // reader holds no grant on is hidden.
@@ -346,10 +367,11 @@ async function session(side, round, state) {
     const ms = (seconds * 1000) / rounds;
     for (const clients of [1, CLIENTS]) {
       const p = picker(TARGETS.length, 12345 + round * 101 + clients);
-      const before = await handlerTime(s.port);
+      const before = await handlerTime(s.port, adminKey);
       const r = await drive(clients, { ms }, () => describe(s.port, ...TARGETS[p()], readerKey));
-      const after = await handlerTime(s.port);
+      const after = await handlerTime(s.port, adminKey);
       add(side, `describe/${clients}`, r.lat, r.wallMs);
+      (acc[side][`rounds/${clients}`] ??= [])[round] = (r.lat.length / r.wallMs) * 1000;
       const h = (acc[side][`handler/${clients}`] ??= { sum: 0, count: 0 });
       h.sum += after.sum - before.sum;
       h.count += after.count - before.count;
@@ -387,9 +409,17 @@ if (!reused) state = await fill();
 else console.error(`fill skipped: reusing ${root} (${statePath})`);
 const fillS = (performance.now() - t0) / 1000;
 
+serverCpuS = 0;
+const busy0 = machineBusyS();
+const node0 = process.cpuUsage();
+const m0 = performance.now();
 for (let r = 0; r < rounds; r++) {
   for (const side of r % 2 === 0 ? ["on", "off"] : ["off", "on"]) await session(side, r, state);
 }
+const measureS = (performance.now() - m0) / 1000;
+const nodeUsage = process.cpuUsage(node0);
+const othersS = Math.max(0, machineBusyS() - busy0 - serverCpuS - (nodeUsage.user + nodeUsage.system) / 1e6);
+console.error(`cpu during the phases: machine busy ${(machineBusyS() - busy0).toFixed(1)} s, servers ${serverCpuS.toFixed(1)} s, node ${((nodeUsage.user + nodeUsage.system) / 1e6).toFixed(1)} s`);
 agent.destroy();
 const totalS = (performance.now() - t0) / 1000;
 console.error(`total ${totalS.toFixed(0)} s (fill ${reused ? "skipped" : `${fillS.toFixed(0)} s`})`);
@@ -422,6 +452,7 @@ for (const [label, key] of [["median", "p50"], ["p95", "p95"]]) {
 }
 
 const tuples = startInfo.on.map((x) => x.tuples);
+const perRound = (clients) => acc.on[`rounds/${clients}`].map((x, r) => (x / acc.off[`rounds/${clients}`][r]).toFixed(2)).join(", ");
 const us = (side, clients) => (acc[side][`handler/${clients}`].sum / acc[side][`handler/${clients}`].count) * 1e6;
 const notes = [];
 const fi = state.info;
@@ -437,12 +468,19 @@ notes.push(
         `${fi.grants.tuples} grants in ${fi.grants.requests} requests in ${fi.grants.s.toFixed(1)} s (${fi.grants.per_s.toFixed(0)}/s, ${TUPLE_CLIENTS} requests in flight).`,
 );
 notes.push(
+  `describe-table on/off ratio of each round (one on and one off server process, back to back): 1 client ${perRound(1)}; ${CLIENTS} clients ${perRound(CLIENTS)}.`,
+);
+notes.push(
   `quiver's own DescribeTable time (from /metrics: request parsed to response built, authorization included, HTTP transport not), mean µs: ` +
     `1 client ${us("on", 1).toFixed(1)} on / ${us("off", 1).toFixed(1)} off, ${CLIENTS} clients ${us("on", CLIENTS).toFixed(1)} on / ${us("off", CLIENTS).toFixed(1)} off.`,
 );
 notes.push(
   `Per side: describe ${seconds} s per client count and ${Math.ceil(listReps / rounds) * rounds} listings per namespace, over ${rounds} server processes ` +
     `(order on, off, off, on, …); server start-up (ms): authz on ${startInfo.on.map((x) => x.start_ms).join(", ")}, off ${startInfo.off.map((x) => x.start_ms).join(", ")}. ` +
-    `Describe requests per side: 1 client ${stats(acc.on["describe/1"]).n} on / ${stats(acc.off["describe/1"]).n} off, ${CLIENTS} clients ${stats(acc.on[`describe/${CLIENTS}`]).n} on / ${stats(acc.off[`describe/${CLIENTS}`]).n} off. Total ${totalS.toFixed(0)} s; 1-minute load average ${load0.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end.`,
+    `Describe requests per side: 1 client ${stats(acc.on["describe/1"]).n} on / ${stats(acc.off["describe/1"]).n} off, ${CLIENTS} clients ${stats(acc.on[`describe/${CLIENTS}`]).n} on / ${stats(acc.off[`describe/${CLIENTS}`]).n} off. Total ${totalS.toFixed(0)} s; 1-minute load average ${load0.toFixed(2)} at the start.`,
+);
+notes.push(
+  `While the phases ran (${measureS.toFixed(0)} s), everything but this benchmark's node process and servers (other processes, kernel writeback) kept ` +
+    `${((othersS / measureS) * 100).toFixed(0)}% of one core busy (of ${os.cpus().length * 100}%): the more, the noisier the rows.`,
 );
 console.log("\n" + notes.join("\n"));

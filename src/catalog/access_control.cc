@@ -61,7 +61,9 @@ AccessControl::AccessControl(Catalog& catalog, const AccessOptions& options)
       options_(options),
       clock_(options.clock != nullptr ? options.clock : Clock::Real()),
       config_admins_(options.server_admins.begin(), options.server_admins.end()),
-      api_keys_(std::make_unique<ApiKeyStore>(catalog.registry().store_ptr(), clock_)) {}
+      api_keys_(std::make_unique<ApiKeyStore>(catalog.registry().store_ptr(), clock_)) {
+  server_admins_ = config_admins_;
+}
 
 AccessControl::~AccessControl() { catalog_.SetObserver(nullptr); }
 
@@ -82,7 +84,7 @@ Status AccessControl::LoadAll() {
   refreshed_at_ = clock_->MonotonicNanos();
 
   QV_ASSIGN_OR_RETURN(json server, ReadServerGrants());
-  index_.SetGrants(ObjectRef::Server(), GrantsFromJson(server, ObjectType::kServer));
+  SetServerGrants(GrantsFromJson(server, ObjectType::kServer));
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> warehouses,
                       registry.ListDescendants(RecordKind::kWarehouse, {}));
   for (const ObjectId& wh : warehouses) {
@@ -149,7 +151,11 @@ void AccessControl::Apply(const json& event) {
       SetNamespaceWarehouse(object[0], object[1], event.value("warehouse", ""));
     }
     if (action == "create_warehouse") SetWarehouseState(object[0], object[1], true);
-    index_.SetGrants(*ref, grants_of());
+    if (ref->type == ObjectType::kServer) {
+      SetServerGrants(grants_of());
+    } else {
+      index_.SetGrants(*ref, grants_of());
+    }
   } else if (action == "delete_project" || action == "delete_warehouse" ||
              action == "drop_namespace") {
     index_.RemoveSubtree(*ref);
@@ -181,7 +187,7 @@ void AccessControl::MaybeRefresh() {
   std::unique_lock lock(refresh_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return;  // another request is reading the log right now
   if (clock_->MonotonicNanos() - refreshed_at_.load() < options_.refresh_interval.count()) return;
-  Status refreshed = Refresh();
+  Status refreshed = RefreshLocked();
   if (!refreshed.ok()) {
     QV_LOG_WARN("could not read the change log for grant changes",
                 {{"error", refreshed.ToString()}});
@@ -189,6 +195,13 @@ void AccessControl::MaybeRefresh() {
 }
 
 Status AccessControl::Refresh() {
+  // One reader at a time: two interleaved replays could apply an older event after a newer one
+  // and leave the index behind the log for good (the newer one is not read again).
+  std::lock_guard<std::mutex> lock(refresh_mu_);
+  return RefreshLocked();
+}
+
+Status AccessControl::RefreshLocked() {
   Registry& registry = catalog_.registry();
   while (true) {
     QV_ASSIGN_OR_RETURN(std::vector<json> events, registry.ReadLog(applied_seq_.load(), kLogPage));
@@ -207,7 +220,7 @@ Status AccessControl::Reconcile(const ObjectRef& obj) {
   const std::vector<std::string>& path = obj.path;
   if (obj.type == ObjectType::kServer || path.empty()) {
     QV_ASSIGN_OR_RETURN(json server, ReadServerGrants());
-    index_.SetGrants(ObjectRef::Server(), GrantsFromJson(server, ObjectType::kServer));
+    SetServerGrants(GrantsFromJson(server, ObjectType::kServer));
     return Status::OK();
   }
   auto load = [&](RecordKind kind, const ObjectId& id, const ObjectRef& ref) -> Result<json> {
@@ -257,9 +270,19 @@ Status AccessControl::Reconcile(const ObjectRef& obj) {
   return Status::OK();
 }
 
+void AccessControl::SetServerGrants(std::vector<Grant> grants) {
+  std::set<std::string, std::less<>> admins(config_admins_.begin(), config_admins_.end());
+  for (const Grant& g : grants) {
+    if (authz::RelationRank(g.relation) >= authz::kMaxRank) admins.insert(g.subject);
+  }
+  index_.SetGrants(ObjectRef::Server(), std::move(grants));
+  std::unique_lock lock(state_mu_);
+  server_admins_ = std::move(admins);
+}
+
 bool AccessControl::IsServerAdmin(std::string_view subject) const {
-  if (config_admins_.count(subject)) return true;
-  return index_.Rank(subject, ObjectRef::Server()) >= authz::kMaxRank;
+  std::shared_lock lock(state_mu_);
+  return server_admins_.count(subject) > 0 || server_admins_.count(authz::kAnySubject) > 0;
 }
 
 bool AccessControl::Check(std::string_view subject, authz::Permission permission,

@@ -94,8 +94,12 @@ class AccessControl : public CatalogObserver {
  private:
   AccessControl(Catalog& catalog, const AccessOptions& options);
   Status LoadAll();
+  // REQUIRES: refresh_mu_ held.
+  Status RefreshLocked();
   void Apply(const nlohmann::json& event);
   void SetWarehouseState(const std::string& project, const std::string& warehouse, bool active);
+  // The grants on server:quiver, and the admins they make (with the configured ones).
+  void SetServerGrants(std::vector<authz::Grant> grants);
   void SetNamespaceWarehouse(const std::string& project, const std::string& ns,
                              const std::string& warehouse);
 
@@ -107,6 +111,7 @@ class AccessControl : public CatalogObserver {
   std::unique_ptr<ApiKeyStore> api_keys_;
 
   mutable std::shared_mutex state_mu_;
+  std::set<std::string, std::less<>> server_admins_;  // guarded by state_mu_
   // (project, warehouse) -> active; guarded by state_mu_
   std::map<std::pair<std::string, std::string>, bool> warehouse_active_;
   // (project, top-level namespace) -> warehouse; guarded by state_mu_

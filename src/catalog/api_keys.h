@@ -72,13 +72,16 @@ class ApiKeyStore {
     bool revoked = false;
     int64_t fetched_at = 0;  // monotonic nanos
   };
-  Result<Cached> Load(const std::string& key_id);
+  // The record of `key_id` (cached), and the secret last verified against it ("" if none), so
+  // that a busy key is hashed once per cache lifetime, not once per request.
+  Result<std::shared_ptr<const Cached>> Load(const std::string& key_id, std::string* verified);
 
   std::shared_ptr<ObjectStore> root_;
   const Clock* clock_;
   Duration cache_ttl_;
   std::mutex mu_;
-  std::map<std::string, Cached> cache_;  // guarded by mu_
+  std::map<std::string, std::shared_ptr<const Cached>> cache_;  // guarded by mu_
+  std::map<std::string, std::string> verified_;  // key id -> verified secret; guarded by mu_
 };
 
 // "user:<name>" with a non-empty name of printable text (no control characters), at most 256

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/internal/record_fields.h"
 #include "common/ids.h"
 #include "common/logging.h"
 #include "store/key.h"
@@ -16,14 +17,14 @@ namespace quiver::catalog {
 
 namespace {
 
+using internal::Error;
+using internal::PropertiesFromJson;
 using nlohmann::json;
 
 constexpr std::string_view kIntentsDir = "_quiver/intents/";
 constexpr std::string_view kReservedMarker = ".lance-reserved";
 // A namespace marked as dropping longer ago than this is a leftover of a crashed drop.
 constexpr int64_t kDroppingMarkerTtlNanos = 300LL * 1'000'000'000;
-
-Status Error(StatusCode code, std::string message) { return Status(code, std::move(message)); }
 
 std::string NamespaceName(const ObjectId& ns) {
   return ns.size() <= 1 ? "the root namespace" : fmt::format("namespace '{}'", DisplayId(ns));
@@ -40,16 +41,6 @@ Result<ObjectId> IdFromJson(const json& value, std::string_view what) {
     id.push_back(part.get<std::string>());
   }
   return id;
-}
-
-Properties PropertiesFromJson(const json& body) {
-  Properties props;
-  auto it = body.find("properties");
-  if (it == body.end() || !it->is_object()) return props;
-  for (auto& [k, v] : it->items()) {
-    if (v.is_string()) props[k] = v.get<std::string>();
-  }
-  return props;
 }
 
 bool IEquals(std::string_view a, std::string_view b) {

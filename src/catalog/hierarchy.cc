@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "catalog/catalog.h"
+#include "catalog/internal/record_fields.h"
 #include "store/store_uri.h"
 
 namespace quiver::catalog {
@@ -16,24 +17,12 @@ using nlohmann::json;
 
 constexpr int kGrantRetries = 8;
 
-Status Error(StatusCode code, std::string message) { return Status(code, std::move(message)); }
-
-Status Retryable(std::string message) {
-  return Status(StatusCode::kConcurrentModification, std::move(message), Subcode::kNone, true);
-}
-
-Properties PropertiesOf(const json& body) {
-  Properties props;
-  auto it = body.find("properties");
-  if (it == body.end() || !it->is_object()) return props;
-  for (auto& [k, v] : it->items()) {
-    if (v.is_string()) props[k] = v.get<std::string>();
-  }
-  return props;
-}
+using internal::Error;
+using internal::PropertiesFromJson;
+using internal::Retryable;
 
 ProjectInfo ProjectFromRecord(const std::string& name, const json& body) {
-  return {name, PropertiesOf(body), body.value("created_at", ""),
+  return {name, PropertiesFromJson(body), body.value("created_at", ""),
           body.value("grants", json::array())};
 }
 
@@ -195,7 +184,7 @@ Result<WarehouseInfo> Catalog::WarehouseFromRecord(const std::string& project,
   info.name = name;
   info.root = body.value("root", "");
   info.active = body.value("active", true);
-  info.properties = PropertiesOf(body);
+  info.properties = PropertiesFromJson(body);
   info.created_at = body.value("created_at", "");
   info.grants = body.value("grants", json::array());
   return info;

@@ -7,8 +7,8 @@
 #include "catalog/access_control.h"
 #include "catalog/api_keys.h"
 #include "catalog/catalog.h"
-#include "store/store_uri.h"
 #include "cli/cli_util.h"
+#include "store/store_uri.h"
 
 namespace quiver::cli {
 namespace {

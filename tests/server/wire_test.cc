@@ -28,6 +28,9 @@ TEST_F(WireTest, NamespaceOperations) {
     EXPECT_EQ(ok.Json()["properties"]["team"], "ml") << mode;
   }
   ExpectError(client_->Post("/v1/namespace/prod/create", {{"mode", "Sometimes"}}), 400, 13);
+  // The root always exists.
+  ExpectError(client_->Post("/v1/namespace/%24/create", json::object()), 409, 2);
+  EXPECT_EQ(client_->Post("/v1/namespace/%24/create", {{"mode", "ExistOk"}}).status, 200);
   ExpectError(client_->Post("/v1/namespace/nope%24x/create", json::object()), 404, 1);
   EXPECT_EQ(client_->Post("/v1/namespace/prod%24b/create?delimiter=%24", json::object()).status,
             200);

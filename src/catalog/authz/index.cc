@@ -248,7 +248,7 @@ int AuthzIndex::Rank(std::string_view subject, const ObjectRef& obj) const {
   return RankLocked(subject, obj);
 }
 
-int AuthzIndex::RankLocked(std::string_view subject, const ObjectRef& obj) const {
+int AuthzIndex::RankLocked(std::string_view subject, const ObjectRef& obj, int enough) const {
   int best = 0;
   ObjectRef ref = obj;
   while (true) {
@@ -260,7 +260,7 @@ int AuthzIndex::RankLocked(std::string_view subject, const ObjectRef& obj) const
         }
       }
     }
-    if (best >= kMaxRank) return best;
+    if (best >= enough) return best;  // a check stops at the first level that answers it
     std::string_view wh =
         IsTopLevelNamespace(ref) ? WarehouseOfLocked(ref.path[0], ref.path[1]) : std::string_view();
     if (!ToParent(&ref, wh)) return best;
@@ -302,7 +302,7 @@ bool AuthzIndex::HoldsBelowLocked(const ObjectSet& held, const ObjectRef& obj) c
 bool AuthzIndex::Check(std::string_view subject, Permission p, const ObjectRef& obj) const {
   if (!PermissionAppliesTo(p, obj.type)) return false;
   std::shared_lock lock(mu_);
-  if (RankLocked(subject, obj) >= MinRank(p)) return true;
+  if (RankLocked(subject, obj, MinRank(p)) >= MinRank(p)) return true;
   if (p != Permission::kObserve) return false;
   for (const ObjectSet* held : HeldBy(subject)) {
     if (HoldsBelowLocked(*held, obj)) return true;

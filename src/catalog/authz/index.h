@@ -117,7 +117,8 @@ class AuthzIndex {
   };
 
   // All of these REQUIRE mu_ held (shared for the const ones).
-  int RankLocked(std::string_view subject, const ObjectRef& obj) const;
+  // The best rank up the chain, or the first one that reaches `enough`.
+  int RankLocked(std::string_view subject, const ObjectRef& obj, int enough = kMaxRank) const;
   bool HoldsBelowLocked(const ObjectSet& held, const ObjectRef& obj) const;
   void AddChildrenLocked(const ObjectSet& held, const ObjectRef& parent, ChildKind kind,
                          std::string_view start_after, size_t limit,

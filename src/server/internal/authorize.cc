@@ -187,6 +187,9 @@ Status CheckCreateShape(const Call& call) {
 // The object a create door checks its permission on: the parent namespace; for a top-level
 // namespace, the warehouse it will live in.
 Result<ObjectRef> CreateParent(catalog::Catalog& catalog, const Call& call) {
+  // The root namespace always exists (its create is a 409, or a no-op with ExistOk): the
+  // question is only whether the caller may create anything at the top.
+  if (call.id.size() <= 1) return ObjectRef::Project(call.project);
   catalog::ObjectId parent = catalog::ParentOf(call.id);
   Status exists = catalog.DescribeNamespace(parent).status();
   if (exists.code() == StatusCode::kNamespaceNotFound && parent.size() > 1) {
