@@ -37,9 +37,9 @@
 //                    token).
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { keepAliveAgent, Q, request as httpRequest, seg } from "../lib/http.mjs";
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
@@ -103,31 +103,10 @@ const SMALL_TABLES = Array.from({ length: SMALL }, (_, j) => smallName(j));
 // ---------------------------------------------------------------------------------------------
 // HTTP
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: FILL_CLIENTS });
+const agent = keepAliveAgent(FILL_CLIENTS);
+const request = (port, method, urlPath, body, key, opts = {}) =>
+  httpRequest(agent, port, method, urlPath, body, { key, ...opts });
 
-function request(port, method, urlPath, body, key, { expect = 200 } = {}) {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const headers = data === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(data) };
-    if (key) headers["x-api-key"] = key;
-    const req = http.request({ host: "127.0.0.1", port, method, path: urlPath, agent, headers }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        if (res.statusCode !== expect) reject(new Error(`${method} ${urlPath} -> ${res.statusCode} (expected ${expect}) ${text.slice(0, 300)}`));
-        else resolve(text);
-      });
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    if (data !== undefined) req.write(data);
-    req.end();
-  });
-}
-
-const seg = (id) => encodeURIComponent(id.join("$"));
-const Q = "delimiter=%24";
 const createNamespace = (port, ns) => request(port, "POST", `/v1/namespace/${seg([ns])}/create?${Q}`, { id: [ns] });
 const declare = (port, ns, t) => request(port, "POST", `/v1/table/${seg([ns, t])}/declare?${Q}`, { id: [ns, t] });
 const describe = (port, ns, t, key, opts) => request(port, "POST", `/v1/table/${seg([ns, t])}/describe?${Q}`, { id: [ns, t] }, key, opts);

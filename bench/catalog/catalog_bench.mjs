@@ -31,10 +31,10 @@
 // after the snapshot it reports), which is measured once at start-up and subtracted.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { keepAliveAgent, Q, request as httpRequest, seg } from "../lib/http.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // The CommonJS builds, so that lancedb and this script share one apache-arrow instance.
@@ -151,31 +151,8 @@ async function phase(label, { total, clients, rounds, caps, ops, scrape }) {
 // quiver over HTTP
 
 // One keep-alive pool with one socket per client, as a REST client with a connection pool has.
-const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-
-function request(port, method, urlPath, body) {
-  return new Promise((resolve, reject) => {
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const headers = data === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(data) };
-    const req = http.request({ host: "127.0.0.1", port, method, path: urlPath, agent, headers }, (res) => {
-      const chunks = [];
-      res.on("data", (c) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        if (res.statusCode !== 200) reject(new Error(`${method} ${urlPath} -> ${res.statusCode} ${text.slice(0, 300)}`));
-        else resolve(text);
-      });
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    if (data !== undefined) req.write(data);
-    req.end();
-  });
-}
-
-// The id path segment: parts joined by the delimiter, then url-encoded (`bench$t1` -> `bench%24t1`).
-const seg = (id) => encodeURIComponent(id.join("$"));
-const Q = "delimiter=%24";
+const agent = keepAliveAgent(CLIENTS);
+const request = (port, method, urlPath, body) => httpRequest(agent, port, method, urlPath, body);
 
 function quiverClient(port) {
   const post = (p, body) => request(port, "POST", p, body);

@@ -86,17 +86,21 @@ Result<ProjectInfo> Catalog::CreateProject(const std::string& name, const Proper
   return ProjectFromRecord(name, body);
 }
 
-Result<ProjectInfo> Catalog::DescribeProject(const std::string& name) {
+namespace {
+// The record of project `name` (NamespaceNotFound when there is none).
+Result<Record> GetProjectRecord(Registry& registry, const std::string& name) {
   QV_RETURN_IF_ERROR(ValidateName(name, "project"));
-  auto record = registry_->Get(RecordKind::kNamespace, {name});
-  if (!record.ok()) {
-    if (record.status().IsNotFound()) {
-      return Error(StatusCode::kNamespaceNotFound,
-                   fmt::format("project '{}' does not exist", name));
-    }
-    return record.status();
+  auto record = registry.Get(RecordKind::kNamespace, {name});
+  if (!record.ok() && record.status().IsNotFound()) {
+    return Error(StatusCode::kNamespaceNotFound, fmt::format("project '{}' does not exist", name));
   }
-  return ProjectFromRecord(name, record->body);
+  return record;
+}
+}  // namespace
+
+Result<ProjectInfo> Catalog::DescribeProject(const std::string& name) {
+  QV_ASSIGN_OR_RETURN(Record record, GetProjectRecord(*registry_, name));
+  return ProjectFromRecord(name, record.body);
 }
 
 Result<NameList> Catalog::ListProjects(const std::string& page_token, std::optional<size_t> limit) {
@@ -110,15 +114,8 @@ Result<NameList> Catalog::ListProjects(const std::string& page_token, std::optio
 }
 
 Result<ProjectInfo> Catalog::DeleteProject(const std::string& name, const Actor& actor) {
-  QV_RETURN_IF_ERROR(ValidateName(name, "project"));
-  auto record = registry_->Get(RecordKind::kNamespace, {name});
-  if (!record.ok()) {
-    if (record.status().IsNotFound()) {
-      return Error(StatusCode::kNamespaceNotFound,
-                   fmt::format("project '{}' does not exist", name));
-    }
-    return record.status();
-  }
+  auto record = GetProjectRecord(*registry_, name);
+  if (!record.ok()) return record.status();
   if (HasLiveDropMark(record->body)) {
     return Retryable(fmt::format("project '{}' is being deleted by another request", name));
   }

@@ -129,16 +129,8 @@ Status SetConfigValue(Config& config, std::string_view key, std::string_view val
     } else {
       config.jwt_audience = v;
     }
-  } else if (key == "authz_refresh_ms") {
-    uint64_t n = 0;
-    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
-      return Status::InvalidInput(
-          fmt::format("{} ({}): '{}' is not a non-negative integer", key, source, value));
-    }
-    config.authz_refresh_ms = n;
   } else if (key == "workers" || key == "max_header_bytes" || key == "max_body_bytes" ||
-             key == "read_timeout_ms" || key == "write_timeout_ms") {
+             key == "read_timeout_ms" || key == "write_timeout_ms" || key == "authz_refresh_ms") {
     uint64_t n = 0;
     auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
@@ -148,6 +140,8 @@ Status SetConfigValue(Config& config, std::string_view key, std::string_view val
     if (key == "workers") {
       if (n > 1024) return Status::InvalidInput(fmt::format("{} ({}): at most 1024", key, source));
       config.workers = static_cast<int>(n);
+    } else if (key == "authz_refresh_ms") {
+      config.authz_refresh_ms = n;  // 0: read other servers' changes on every request
     } else if (n == 0) {
       return Status::InvalidInput(fmt::format("{} ({}): must be positive", key, source));
     } else if (key == "max_header_bytes") {
