@@ -39,7 +39,7 @@ import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { keepAliveAgent, Q, request as httpRequest, seg } from "../lib/http.mjs";
+import { keepAliveAgent, listeningPort, Q, request as httpRequest, seg } from "../lib/http.mjs";
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
@@ -130,20 +130,7 @@ async function startQuiver(auth) {
   children.add(child);
   child.on("exit", () => children.delete(child));
   const t0 = performance.now();
-  const port = await new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`quiver did not start in 120 s: ${out}`)), 120_000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`quiver exited (${code}) before listening: ${out}; see ${logFile}`)));
-  });
-  child.stdout.resume();
+  const port = await listeningPort(child, 120_000, `; see ${logFile}`);
   const startMs = performance.now() - t0;
   // "authorization index loaded tuples=N tables=N ..." (text log) is logged before listening.
   const m = fs.readFileSync(logFile, "utf8").match(/authorization index loaded\s+tuples=(\d+)/);

@@ -34,7 +34,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { keepAliveAgent, Q, request as httpRequest, seg } from "../lib/http.mjs";
+import { keepAliveAgent, listeningPort, Q, request as httpRequest, seg } from "../lib/http.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // The CommonJS builds, so that lancedb and this script share one apache-arrow instance.
@@ -190,20 +190,7 @@ async function startQuiver(root, logFile) {
   fs.closeSync(log);
   children.add(child);
   child.on("exit", () => children.delete(child));
-  const port = await new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`quiver did not start in 20 s: ${out}`)), 20_000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`quiver exited (${code}) before listening: ${out}`)));
-  });
-  child.stdout.resume();
+  const port = await listeningPort(child, 20_000);
   return { child, port };
 }
 

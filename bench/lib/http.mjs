@@ -33,3 +33,22 @@ export function request(agent, port, method, urlPath, body, { key, expect = 200 
 // The id path segment: parts joined by the delimiter, then url-encoded (`bench$t1` -> `bench%24t1`).
 export const seg = (id) => encodeURIComponent(id.join("$"));
 export const Q = "delimiter=%24";
+
+// Resolves with the port `quiver serve` (a spawned child with stdout piped) prints once it
+// listens; rejects if it exits first or does not start within `timeoutMs`.
+export function listeningPort(child, timeoutMs, what = "") {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`quiver did not start in ${timeoutMs / 1000} s: ${out}${what}`)), timeoutMs);
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout.resume();
+        resolve(Number(m[1]));
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`quiver exited (${code}) before listening: ${out}${what}`)));
+  });
+}

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <charconv>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -83,6 +84,23 @@ Result<std::pair<std::string, uint16_t>> ParseListenAddress(std::string_view lis
   return std::make_pair(std::string(host), static_cast<uint16_t>(value));
 }
 
+namespace {
+
+// Settings taken as given, and settings that must be positive integers.
+const std::map<std::string_view, std::string Config::*> kTextSettings = {
+    {"admins", &Config::admins},
+    {"jwks_file", &Config::jwks_file},
+    {"jwks_url", &Config::jwks_url},
+    {"jwt_issuer", &Config::jwt_issuer},
+    {"jwt_audience", &Config::jwt_audience}};
+const std::map<std::string_view, uint64_t Config::*> kPositiveSettings = {
+    {"max_header_bytes", &Config::max_header_bytes},
+    {"max_body_bytes", &Config::max_body_bytes},
+    {"read_timeout_ms", &Config::read_timeout_ms},
+    {"write_timeout_ms", &Config::write_timeout_ms}};
+
+}  // namespace
+
 Status SetConfigValue(Config& config, std::string_view key, std::string_view value,
                       std::string_view source) {
   auto bad = [&](const Status& s) {
@@ -115,22 +133,9 @@ Status SetConfigValue(Config& config, std::string_view key, std::string_view val
       return Status::InvalidInput(
           fmt::format("{} ({}): '{}' is not true or false", key, source, value));
     }
-  } else if (key == "admins" || key == "jwks_file" || key == "jwks_url" || key == "jwt_issuer" ||
-             key == "jwt_audience") {
-    std::string v(value);
-    if (key == "admins") {
-      config.admins = v;
-    } else if (key == "jwks_file") {
-      config.jwks_file = v;
-    } else if (key == "jwks_url") {
-      config.jwks_url = v;
-    } else if (key == "jwt_issuer") {
-      config.jwt_issuer = v;
-    } else {
-      config.jwt_audience = v;
-    }
-  } else if (key == "workers" || key == "max_header_bytes" || key == "max_body_bytes" ||
-             key == "read_timeout_ms" || key == "write_timeout_ms" || key == "authz_refresh_ms") {
+  } else if (auto text = kTextSettings.find(key); text != kTextSettings.end()) {
+    config.*(text->second) = std::string(value);
+  } else if (key == "workers" || key == "authz_refresh_ms" || kPositiveSettings.count(key)) {
     uint64_t n = 0;
     auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
@@ -144,14 +149,8 @@ Status SetConfigValue(Config& config, std::string_view key, std::string_view val
       config.authz_refresh_ms = n;  // 0: read other servers' changes on every request
     } else if (n == 0) {
       return Status::InvalidInput(fmt::format("{} ({}): must be positive", key, source));
-    } else if (key == "max_header_bytes") {
-      config.max_header_bytes = n;
-    } else if (key == "max_body_bytes") {
-      config.max_body_bytes = n;
-    } else if (key == "read_timeout_ms") {
-      config.read_timeout_ms = n;
     } else {
-      config.write_timeout_ms = n;
+      config.*(kPositiveSettings.at(key)) = n;
     }
   } else {
     std::string known;
