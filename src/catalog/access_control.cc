@@ -145,8 +145,22 @@ void AccessControl::Apply(const json& event) {
   std::optional<ObjectRef> ref = RefOf(kind, object);
   if (!ref) return;
   auto grants_of = [&] { return GrantsFromJson(event.value("grants", json::array()), ref->type); };
+  if (action == "set_grants" || action == "activate_warehouse" ||
+      action == "deactivate_warehouse") {
+    // Events of changes to an existing record can reach the log in another order than their
+    // writes did (concurrent requests, other servers), so their snapshot may be older than what
+    // is stored: the record itself is the truth.
+    Status reloaded = ReloadObject(*ref);
+    if (!reloaded.ok()) {
+      QV_LOG_WARN(
+          "could not re-read a changed record; the index may be stale until the next "
+          "change to it",
+          {{"object", authz::FormatObjectRef(*ref)}, {"error", reloaded.ToString()}});
+    }
+    return;
+  }
   if (action == "create_project" || action == "create_warehouse" || action == "create_namespace" ||
-      action == "declare_table" || action == "register_table" || action == "set_grants") {
+      action == "declare_table" || action == "register_table") {
     if (action == "create_namespace" && object.size() == 2 && event.contains("warehouse")) {
       SetNamespaceWarehouse(object[0], object[1], event.value("warehouse", ""));
     }
@@ -176,9 +190,32 @@ void AccessControl::Apply(const json& event) {
     if (to.size() >= 2 && !index_.GrantsOn(*ref).empty()) {
       index_.MoveObject(*ref, ObjectRef::Table(to));
     }
-  } else if (action == "activate_warehouse" || action == "deactivate_warehouse") {
-    SetWarehouseState(object[0], object[1], action == "activate_warehouse");
   }
+}
+
+Status AccessControl::ReloadObject(const ObjectRef& ref) {
+  if (ref.type == ObjectType::kServer) {
+    QV_ASSIGN_OR_RETURN(json server, ReadServerGrants());
+    SetServerGrants(GrantsFromJson(server, ObjectType::kServer));
+    return Status::OK();
+  }
+  RecordKind kind = ref.type == ObjectType::kWarehouse ? RecordKind::kWarehouse
+                    : ref.type == ObjectType::kTable   ? RecordKind::kTable
+                                                       : RecordKind::kNamespace;
+  auto record = catalog_.registry().Get(kind, ref.path);
+  if (!record.ok()) {
+    if (!record.status().IsNotFound()) return record.status();
+    index_.SetGrants(ref, {});  // gone: its own drop event removes the rest
+    return Status::OK();
+  }
+  bool active_record = record->body.value("state", "active") == "active";
+  index_.SetGrants(ref, active_record
+                            ? GrantsFromJson(record->body.value("grants", json::array()), ref.type)
+                            : std::vector<Grant>{});
+  if (ref.type == ObjectType::kWarehouse) {
+    SetWarehouseState(ref.path[0], ref.path[1], record->body.value("active", true));
+  }
+  return Status::OK();
 }
 
 void AccessControl::MaybeRefresh() {

@@ -97,6 +97,8 @@ class AccessControl : public CatalogObserver {
   // REQUIRES: refresh_mu_ held.
   Status RefreshLocked();
   void Apply(const nlohmann::json& event);
+  // Sets the index entry of one object (grants, a warehouse's state) from its record.
+  Status ReloadObject(const authz::ObjectRef& ref);
   void SetWarehouseState(const std::string& project, const std::string& warehouse, bool active);
   // The grants on server:quiver, and the admins they make (with the configured ones).
   void SetServerGrants(std::vector<authz::Grant> grants);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "catalog/authz/model.h"
 #include "catalog/object_id.h"
 #include "common/base64.h"
 
@@ -105,6 +106,9 @@ Status ValidatePrincipal(std::string_view principal) {
   if (principal == "user:*") {
     return Status::InvalidInput("user:* stands for everyone and is not a principal");
   }
+  // A principal must be usable as a tuple's subject (no '#', which ends the subject there),
+  // else the owner grants its creates write could never be read back.
+  QV_RETURN_IF_ERROR(authz::ValidateSubject(principal));
   // The identity of every request while authentication is off (and so the creator of the
   // default project): no credential may ever claim it.
   if (principal == "user:anonymous") {

@@ -93,7 +93,8 @@ TEST_F(ApiKeysTest, ARevocationByAnotherServerCountsWithinTheCacheLifetime) {
 }
 
 TEST_F(ApiKeysTest, PrincipalsAreUsersAndNeverTheReservedOnes) {
-  for (const char* bad : {"alice", "user:", "user:*", "user:anonymous", "group:x", "user:a\nb"}) {
+  for (const char* bad :
+       {"alice", "user:", "user:*", "user:anonymous", "group:x", "user:a\nb", "user:bob#1"}) {
     EXPECT_EQ(keys_.Create(bad, std::nullopt, "", "").status().code(), StatusCode::kInvalidInput)
         << bad;
   }

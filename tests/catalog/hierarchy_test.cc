@@ -272,6 +272,34 @@ TEST_F(HierarchyTest, AccessControlFollowsAnotherServersGrants) {
       (*admin)->Check("user:alice", authz::Permission::kCreateProject, authz::ObjectRef::Server()));
 }
 
+// Events can reach the log out of order with the writes they describe; a grant change is
+// applied from the record, never from an older event's snapshot, so a revocation sticks.
+TEST_F(HierarchyTest, AStaleGrantEventCannotUndoARevocation) {
+  AccessOptions options;
+  options.refresh_interval = std::chrono::hours(1);
+  auto access = AccessControl::Open(*catalog_, options);
+  ASSERT_TRUE(access.ok());
+  ASSERT_TRUE(catalog_->CreateNamespace({"default", "ns"}, CreateMode::kCreate, {}, alice_).ok());
+  ASSERT_TRUE(catalog_->DeclareTable({"default", "ns", "t"}, {}, alice_).ok());
+  auto table = authz::ObjectRef::Table({"default", "ns", "t"});
+  // The stored grants: alice only (bob was granted and revoked).
+  json stale = {{"action", "set_grants"},
+                {"kind", "table"},
+                {"object", {"default", "ns", "t"}},
+                {"grants",
+                 {{{"subject", "user:alice"}, {"relation", "owner"}},
+                  {{"subject", "user:bob"}, {"relation", "reader"}}}}};
+  (*access)->OnEvent(stale);  // the grant's event, arriving after the revocation's
+  EXPECT_FALSE((*access)->Check("user:bob", authz::Permission::kReadData, table));
+  EXPECT_TRUE((*access)->Check("user:alice", authz::Permission::kDrop, table));
+  // The same for a warehouse's state: the record says active.
+  (*access)->OnEvent({{"action", "deactivate_warehouse"},
+                      {"kind", "warehouse"},
+                      {"object", {"default", "default"}},
+                      {"active", false}});
+  EXPECT_TRUE((*access)->WarehouseActive("default", "default"));
+}
+
 // Requests check grants while another request edits them and a third replays the change log:
 // a grant nobody touches is always honoured, and once everything is written and read the index
 // holds exactly what the records hold.

@@ -34,5 +34,74 @@ TEST_F(AdminRoutesTest, OnlyServerAdminsGiveAWarehouseItsOwnRoot) {
   EXPECT_EQ(described.Json().value("root", ""), "memory://admin-routes-w4");
 }
 
+// A grant someone else writes for a principal never moves its requests into that project: with
+// several projects and no x-quiver-project header the request is refused (400), not redirected.
+TEST_F(AdminRoutesTest, AnotherProjectsGrantDoesNotRedirectAPrincipal) {
+  StartAuthServer({"user:alice", "user:mallory"});
+  Root({"POST", "/v1/projects", R"({"name":"q"})"});
+  Grant({"user:alice#admin@project:q", "user:mallory#admin@project:default"});
+  std::map<std::string, std::string> in_q = {{"x-quiver-project", "q"}};
+  Root({"POST", "/v1/warehouses", R"({"name":"w"})"}, 200, in_q);
+  EXPECT_EQ(As("user:alice", {"POST", "/v1/namespace/mine/create"}).status, 200);
+  // mallory (admin of default) grants alice something in default.
+  EXPECT_EQ(As("user:mallory",
+               {"POST", "/v1/access/tuples", R"({"writes":["user:alice#writer@project:default"]})"})
+                .status,
+            200);
+  Reply ambiguous = As("user:alice", {"POST", "/v1/namespace/more/create"});
+  ExpectError(ambiguous, 400, 13);
+  EXPECT_NE(ambiguous.body.find("x-quiver-project"), std::string::npos) << ambiguous.body;
+  EXPECT_EQ(As("user:alice", {"POST", "/v1/namespace/more/create"}, in_q).status, 200);
+  // Nothing of alice's landed in default.
+  Reply listed = Root({"GET", "/v1/namespace/%24/list", ""});
+  EXPECT_EQ(listed.Json()["namespaces"], nlohmann::json::array()) << listed.body;
+  // Grants to everyone are a server admin's decision.
+  ExpectError(As("user:mallory",
+                 {"POST", "/v1/access/tuples", R"({"writes":["user:*#reader@project:default"]})"}),
+              403, 15);
+}
+
+// ExistOk answers, and Overwrite replaces, an existing object: the permission on the parent (for
+// a top-level namespace, the warehouse the request names) does not cover either.
+TEST_F(AdminRoutesTest, CreateDoorsDoNotActOnAnExistingObjectTheCallerCannotSee) {
+  StartAuthServer({"user:alice"});
+  Root({"POST", "/v1/warehouses", R"({"name":"w1"})"});
+  Root({"POST", "/v1/namespace/secret/create",
+        R"({"properties":{"warehouse":"default","code":"42"}})"});
+  Grant({"user:alice#owner@warehouse:default/w1"});
+  for (const char* mode : {"ExistOk", "Overwrite"}) {
+    std::string body = std::string(R"({"mode":")") + mode + R"(","properties":{"warehouse":"w1"}})";
+    Reply reply = As("user:alice", {"POST", "/v1/namespace/secret/create", body});
+    ExpectError(reply, 409, 2, mode);
+    EXPECT_EQ(reply.body.find("42"), std::string::npos) << reply.body;
+  }
+  Reply kept = Root({"POST", "/v1/namespace/secret/describe"});
+  EXPECT_EQ(kept.Json()["properties"]["code"], "42");
+}
+
+// A rename creates a name in its destination, the same namespace by default: that needs
+// can_create_table there, which owning only the table does not give.
+TEST_F(AdminRoutesTest, RenameNeedsCreateTableInTheDestination) {
+  StartAuthServer({"user:alice"});
+  Root({"POST", "/v1/namespace/ns/create"});
+  RootTable({"ns", "t"});
+  Grant({"user:alice#owner@table:default/ns/t"});
+  ExpectError(As("user:alice", {"POST", "/v1/table/ns%24t/rename", R"({"new_table_name":"u"})"}),
+              403, 15);
+  Grant({"user:alice#writer@namespace:default/ns"});
+  EXPECT_EQ(
+      As("user:alice", {"POST", "/v1/table/ns%24t/rename", R"({"new_table_name":"u"})"}).status,
+      200);
+}
+
+TEST_F(AdminRoutesTest, GrantsAreShownOnlyToThoseWhoMayChangeThem) {
+  StartAuthServer({"user:alice"});
+  Grant({"user:alice#reader@project:default"});
+  Reply seen = As("user:alice", {"GET", "/v1/projects/default/describe", ""});
+  EXPECT_EQ(seen.status, 200) << seen.body;
+  EXPECT_FALSE(seen.Json().contains("grants")) << seen.body;
+  EXPECT_TRUE(Root({"GET", "/v1/projects/default/describe", ""}).Json().contains("grants"));
+}
+
 }  // namespace
 }  // namespace quiver::server::testing

@@ -194,8 +194,15 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
   auto write = [&catalog, &access](Call& call, bool add) -> Result<HttpResponse> {
     QV_ASSIGN_OR_RETURN(std::vector<Tuple> tuples, TuplesField(call, add ? "writes" : "deletes"));
     // Everything is checked before anything is written.
-    for (const Tuple& t : tuples)
+    for (const Tuple& t : tuples) {
       QV_RETURN_IF_ERROR(CheckGrantable(catalog, access, call, t.object));
+      // A grant to everyone reaches every tenant's principals (their listings, their projects):
+      // a server-wide decision.
+      if (add && t.subject == catalog::authz::kAnySubject && !access.IsServerAdmin(call.subject)) {
+        return Status(StatusCode::kPermissionDenied,
+                      "only a server admin grants to user:* (every principal)");
+      }
+    }
     json changed = json::array();
     for (const Tuple& t : tuples) {
       QV_RETURN_IF_ERROR(

@@ -213,6 +213,37 @@ Result<ObjectRef> CreateParent(catalog::Catalog& catalog, const Call& call) {
   return parent.size() <= 1 ? ObjectRef::Project(call.project) : ObjectRef::Namespace(parent);
 }
 
+// A create door whose object already exists acts on that object: ExistOk answers it (so the
+// caller must be able to see it) and Overwrite replaces it (so the caller must be able to drop
+// it). The permission on the parent (another warehouse's, for a top-level namespace) does not
+// cover either; a caller who may not see it gets a bare conflict.
+Status CheckExistingTarget(catalog::Catalog& catalog, catalog::AccessControl& access,
+                           const Call& call) {
+  std::string_view op = call.op->name;
+  if (op != "CreateNamespace" && op != "RegisterTable") return Status::OK();
+  if (call.id.size() <= 1) return Status::OK();
+  QV_ASSIGN_OR_RETURN(auto mode_text, call.String("mode"));
+  QV_ASSIGN_OR_RETURN(catalog::CreateMode mode, ParseCreateMode(mode_text));
+  if (mode == catalog::CreateMode::kCreate) return Status::OK();
+  bool is_namespace = op == "CreateNamespace";
+  Status exists = is_namespace ? catalog.DescribeNamespace(call.id).status()
+                               : catalog.GetTable(call.id).status();
+  if (!exists.ok()) return Status::OK();  // nothing there: a plain create
+  ObjectRef obj = is_namespace ? ObjectRef::Namespace(call.id) : ObjectRef::Table(call.id);
+  Permission needed =
+      mode == catalog::CreateMode::kOverwrite ? Permission::kDrop : Permission::kObserve;
+  Status conflict =
+      is_namespace
+          ? Status(StatusCode::kNamespaceAlreadyExists,
+                   fmt::format("namespace '{}' already exists", catalog::DisplayId(call.id)))
+          : Status(StatusCode::kTableAlreadyExists,
+                   fmt::format("table '{}' already exists", catalog::DisplayId(call.id)));
+  if (access.Check(call.subject, needed, obj)) return Status::OK();
+  QV_RETURN_IF_ERROR(access.Reconcile(obj));
+  if (access.Check(call.subject, needed, obj)) return Status::OK();
+  return conflict;
+}
+
 }  // namespace
 
 Result<std::string> ResolveProject(catalog::Catalog& catalog, catalog::AccessControl& access,
@@ -235,20 +266,19 @@ Result<std::string> ResolveProject(catalog::Catalog& catalog, catalog::AccessCon
     // the project's record and what the change log has (the record of the grant itself is
     // already written; its event follows within milliseconds).
     QV_RETURN_IF_ERROR(access.Reconcile(ref));
-    QV_RETURN_IF_ERROR(access.Refresh());
+    access.MaybeRefresh();  // rate-limited: a refused caller cannot make every request read it
     if (access.Check(call.subject, Permission::kObserve, ref)) return named;
     return hidden(named);
   }
   if (admin) return std::string(catalog::kDefaultProject);
   QV_ASSIGN_OR_RETURN(std::vector<std::string> projects, access.ProjectsOf(call.subject));
   if (projects.empty()) {
-    QV_RETURN_IF_ERROR(access.Refresh());  // about to refuse: see above
+    access.MaybeRefresh();  // about to refuse: see above
     QV_ASSIGN_OR_RETURN(projects, access.ProjectsOf(call.subject));
   }
+  // Exactly one project, or the caller names one. No preference among several: a grant someone
+  // else writes for the caller must never move the caller's requests into that project.
   if (projects.size() == 1) return projects.front();
-  for (const std::string& p : projects) {
-    if (p == catalog::kDefaultProject) return p;
-  }
   if (projects.empty()) {
     return Status(StatusCode::kPermissionDenied,
                   fmt::format("{} has no access to any project; ask a project admin for a grant",
@@ -278,6 +308,7 @@ Status AuthorizeSpecCall(catalog::Catalog& catalog, catalog::AccessControl& acce
       return Status(StatusCode::kPermissionDenied,
                     fmt::format("warehouse '{}' is deactivated", parent.path[1]));
     }
+    QV_RETURN_IF_ERROR(CheckExistingTarget(catalog, access, call));
     return CheckWarehouseActive(access, call.id);
   }
   ObjectRef obj = RefOf(
@@ -285,15 +316,15 @@ Status AuthorizeSpecCall(catalog::Catalog& catalog, catalog::AccessControl& acce
   Status hidden = policy.target == Target::kTable ? HiddenTable(call.id) : HiddenNamespace(call.id);
   QV_RETURN_IF_ERROR(Require(access, subject, policy.permission, obj, hidden));
   if (call.op->name == "RenameTable") {
-    // The destination namespace needs can_create_table too.
+    // The destination namespace (the same one by default) needs can_create_table too: a rename
+    // creates a name there, and its 409 would reveal what the namespace holds.
     QV_ASSIGN_OR_RETURN(auto new_namespace, call.StringList("new_namespace_id"));
-    if (new_namespace) {
-      catalog::ObjectId dest = call.Scoped(*new_namespace);
-      QV_RETURN_IF_ERROR(catalog::ValidateScopedId(dest, "namespace", true));
-      ObjectRef dest_ref = RefOf(Target::kNamespace, dest);
-      QV_RETURN_IF_ERROR(
-          Require(access, subject, Permission::kCreateTable, dest_ref, HiddenNamespace(dest)));
-    }
+    catalog::ObjectId dest =
+        new_namespace ? call.Scoped(*new_namespace) : catalog::ParentOf(call.id);
+    QV_RETURN_IF_ERROR(catalog::ValidateScopedId(dest, "namespace", true));
+    ObjectRef dest_ref = RefOf(Target::kNamespace, dest);
+    QV_RETURN_IF_ERROR(
+        Require(access, subject, Permission::kCreateTable, dest_ref, HiddenNamespace(dest)));
   }
   return CheckWarehouseActive(access, call.id);
 }

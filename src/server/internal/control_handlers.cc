@@ -127,7 +127,10 @@ void AddControlHandlers(catalog::Catalog& catalog, catalog::AccessControl& acces
       return info.status().code() == StatusCode::kNamespaceNotFound ? HiddenProject(name)
                                                                     : info.status();
     json body = ProjectJson(*info);
-    body["grants"] = info->grants;
+    // Who holds what is for those who may change it (as with ReadTuples).
+    if (access.Check(call.subject, Permission::kGrant, ObjectRef::Project(name))) {
+      body["grants"] = info->grants;
+    }
     return JsonReply(body);
   };
 
@@ -208,7 +211,9 @@ void AddControlHandlers(catalog::Catalog& catalog, catalog::AccessControl& acces
                                ObjectRef::Warehouse(project, name), HiddenWarehouse(name)));
     QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo info, catalog.DescribeWarehouse(project, name));
     json body = WarehouseJson(info);
-    body["grants"] = info.grants;
+    if (access.Check(call.subject, Permission::kGrant, ObjectRef::Warehouse(project, name))) {
+      body["grants"] = info.grants;
+    }
     return JsonReply(body);
   };
 

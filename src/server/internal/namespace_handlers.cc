@@ -177,7 +177,10 @@ void AddNamespaceHandlers(catalog::Catalog& catalog, catalog::AccessControl& acc
       auto it = visible.begin();
       if (!paging.page_token.empty()) {
         json after = json::parse(paging.page_token, nullptr, false);
-        if (!after.is_array()) return Status::InvalidInput("'page_token' is not one of ours");
+        if (!after.is_array() ||
+            !std::all_of(after.begin(), after.end(), [](const json& v) { return v.is_string(); })) {
+          return Status::InvalidInput("'page_token' is not one of ours");
+        }
         catalog::ObjectId last = call.Scoped(after.get<catalog::ObjectId>());
         it = std::upper_bound(visible.begin(), visible.end(), last);
       }
