@@ -11,7 +11,7 @@ PACKAGES=(
   libasan8 libubsan1 libtsan2 clang libclang-rt-14-dev
   # libraries
   libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libboost-dev libssl-dev
-  protobuf-compiler libprotobuf-dev
+  protobuf-compiler libprotobuf-dev flatbuffers-compiler libflatbuffers-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
 )
