@@ -10,12 +10,6 @@
 # the same --root skips the fill.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-quiver=${1:-build/quiver}
-shift || true
-# The server is spawned from node; give it an absolute path.
-quiver=$(realpath "$quiver")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-echo "machine: $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(df -T "$work" | awk 'NR==2 {print $2}'), Linux $(uname -r), node $(node --version); $(date -u +%Y-%m-%d); peer: quiver itself with authorization off (LanceDB's dir namespace has no authorization)"
 # Progress (each phase's raw figures as JSON) goes to stderr, the table to stdout.
-node bench/authz/authz_bench.mjs "$quiver" "$work" "$@"
+source bench/lib/node_bench.sh
+run_node_bench bench/authz/authz_bench.mjs "peer: quiver itself with authorization off (LanceDB's dir namespace has no authorization)" "$@"

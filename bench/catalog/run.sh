@@ -6,12 +6,6 @@
 #   bench/catalog/run.sh [quiver binary=build/quiver] [--sizes 100,10000] [--peer-fill-cap-s 60]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-quiver=${1:-build/quiver}
-shift || true
-# The server is spawned from node; give it an absolute path.
-quiver=$(realpath "$quiver")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-echo "machine: $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(df -T "$work" | awk 'NR==2 {print $2}'), Linux $(uname -r), node $(node --version); $(date -u +%Y-%m-%d)"
 # Progress (each phase's raw figures as JSON) goes to stderr, the table to stdout.
-node bench/catalog/catalog_bench.mjs "$quiver" "$work" "$@"
+source bench/lib/node_bench.sh
+run_node_bench bench/catalog/catalog_bench.mjs "" "$@"

@@ -322,6 +322,40 @@ bool AccessControl::IsServerAdmin(std::string_view subject) const {
   return server_admins_.count(subject) > 0 || server_admins_.count(authz::kAnySubject) > 0;
 }
 
+Result<bool> AccessControl::CheckFresh(std::string_view subject, authz::Permission permission,
+                                       const ObjectRef& obj, const ObjectRef* reread) {
+  if (Check(subject, permission, obj)) return true;
+  QV_RETURN_IF_ERROR(Reconcile(reread != nullptr ? *reread : obj));
+  return Check(subject, permission, obj);
+}
+
+namespace {
+Catalog::GrantTarget GrantTargetOf(ObjectType type) {
+  switch (type) {
+    case ObjectType::kProject:
+      return Catalog::GrantTarget::kProject;
+    case ObjectType::kWarehouse:
+      return Catalog::GrantTarget::kWarehouse;
+    case ObjectType::kNamespace:
+      return Catalog::GrantTarget::kNamespace;
+    default:
+      return Catalog::GrantTarget::kTable;
+  }
+}
+}  // namespace
+
+Result<json> AccessControl::UpdateGrantsOf(const ObjectRef& obj,
+                                           const std::function<Status(json&)>& edit,
+                                           const Actor& actor) {
+  if (obj.type == ObjectType::kServer) return UpdateServerGrants(edit, actor);
+  return catalog_.UpdateGrants(GrantTargetOf(obj.type), obj.path, edit, actor);
+}
+
+Result<json> AccessControl::ReadGrantsOf(const ObjectRef& obj) {
+  if (obj.type == ObjectType::kServer) return ReadServerGrants();
+  return catalog_.ReadGrants(GrantTargetOf(obj.type), obj.path);
+}
+
 bool AccessControl::Check(std::string_view subject, authz::Permission permission,
                           const ObjectRef& obj) const {
   if (IsServerAdmin(subject)) return true;
@@ -408,11 +442,12 @@ Result<json> AccessControl::UpdateServerGrants(const std::function<Status(json&)
     auto put = store.Put(kServerRecord, body.dump(2) + "\n",
                          etag ? PutOptions::IfMatch(*etag) : PutOptions::CreateOnly());
     if (put.ok()) {
-      json event = {{"action", "set_grants"}, {"kind", "server"},         {"object", json::array()},
-                    {"grants", grants},       {"actor", actor.principal}, {"outcome", "ok"}};
-      if (!actor.request_id.empty()) event["request_id"] = actor.request_id;
-      Apply(event);
-      catalog_.registry().AppendLogAsync(event);
+      // This object is the catalog's observer: the event reaches Apply through it.
+      catalog_.LogEvent({{"action", "set_grants"},
+                         {"kind", "server"},
+                         {"object", json::array()},
+                         {"grants", grants}},
+                        actor);
       return grants;
     }
     if (!put.status().IsConflict() && !put.status().IsAlreadyExists()) return put.status();

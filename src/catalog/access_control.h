@@ -64,6 +64,10 @@ class AccessControl : public CatalogObserver {
   Status Reconcile(const authz::ObjectRef& obj);
 
   bool IsServerAdmin(std::string_view subject) const;
+  // Check, and when it refuses, re-read the records along `reread`'s chain (the object's own by
+  // default) and ask again: a refusal never rests on a stale index.
+  Result<bool> CheckFresh(std::string_view subject, authz::Permission permission,
+                          const authz::ObjectRef& obj, const authz::ObjectRef* reread = nullptr);
   // Server admins hold every permission everywhere.
   bool Check(std::string_view subject, authz::Permission permission,
              const authz::ObjectRef& obj) const;
@@ -78,9 +82,12 @@ class AccessControl : public CatalogObserver {
   std::string WarehouseOf(const std::string& project, const std::string& ns) const;
   bool WarehouseActive(const std::string& project, const std::string& warehouse) const;
 
-  // The server's grants (server:quiver), read-modify-write like Catalog::UpdateGrants.
-  Result<nlohmann::json> UpdateServerGrants(const std::function<Status(nlohmann::json&)>& edit,
-                                            const Actor& actor);
+  // The grants of any object (server:quiver, kept in _quiver/server.json, or a catalog object:
+  // Catalog::UpdateGrants), read-modify-write; and read.
+  Result<nlohmann::json> UpdateGrantsOf(const authz::ObjectRef& obj,
+                                        const std::function<Status(nlohmann::json&)>& edit,
+                                        const Actor& actor);
+  Result<nlohmann::json> ReadGrantsOf(const authz::ObjectRef& obj);
   Result<nlohmann::json> ReadServerGrants();
 
   const authz::AuthzIndex& index() const { return index_; }
@@ -97,6 +104,8 @@ class AccessControl : public CatalogObserver {
   // REQUIRES: refresh_mu_ held.
   Status RefreshLocked();
   void Apply(const nlohmann::json& event);
+  Result<nlohmann::json> UpdateServerGrants(const std::function<Status(nlohmann::json&)>& edit,
+                                            const Actor& actor);
   // Sets the index entry of one object (grants, a warehouse's state) from its record.
   Status ReloadObject(const authz::ObjectRef& ref);
   void SetWarehouseState(const std::string& project, const std::string& warehouse, bool active);

@@ -19,6 +19,7 @@ namespace {
 
 using internal::Error;
 using internal::PropertiesFromJson;
+using internal::Retryable;
 using nlohmann::json;
 
 constexpr std::string_view kIntentsDir = "_quiver/intents/";
@@ -131,14 +132,18 @@ void Catalog::Log(std::string_view action, std::string_view kind, const ObjectId
   extra["kind"] = kind;
   extra["object"] = IdJson(id);
   if (!id.empty()) extra["project"] = id.front();
-  extra["actor"] = actor.principal;
-  if (!actor.request_id.empty()) extra["request_id"] = actor.request_id;
-  extra["outcome"] = "ok";
-  if (observer_ != nullptr) observer_->OnEvent(extra);
+  LogEvent(std::move(extra), actor);
+}
+
+void Catalog::LogEvent(json event, const Actor& actor) {
+  event["actor"] = actor.principal;
+  if (!actor.request_id.empty()) event["request_id"] = actor.request_id;
+  event["outcome"] = "ok";
+  if (observer_ != nullptr) observer_->OnEvent(event);
   // The mutation is durable already; its event is written behind the response (in order,
   // group-committed). A crash in between loses the event, never the mutation, exactly as if
   // the process had died right before appending it.
-  registry_->AppendLogAsync(std::move(extra));
+  registry_->AppendLogAsync(std::move(event));
 }
 
 bool Catalog::HasLiveDropMark(const json& body) const {
@@ -163,10 +168,9 @@ Status Catalog::CheckNamespaceLive(const ObjectId& ns, std::string_view purpose)
                              DisplayId(ns), purpose));
   }
   if (HasLiveDropMark(record->body)) {
-    return Status(StatusCode::kConcurrentModification,
-                  fmt::format("{} is being {}", ns.size() == 1 ? "the project" : NamespaceName(ns),
-                              ns.size() == 1 ? "deleted" : "dropped"),
-                  Subcode::kNone, true);
+    return Retryable(fmt::format("{} is being {}",
+                                 ns.size() == 1 ? "the project" : NamespaceName(ns),
+                                 ns.size() == 1 ? "deleted" : "dropped"));
   }
   return Status::OK();
 }
@@ -255,9 +259,7 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
     auto replaced = registry_->Replace(RecordKind::kNamespace, id, body, existing->etag);
     if (!replaced.ok()) {
       if (replaced.status().IsConflict()) {
-        return Status(StatusCode::kConcurrentModification,
-                      fmt::format("namespace '{}' changed concurrently", DisplayId(id)),
-                      Subcode::kNone, true);
+        return Retryable(fmt::format("namespace '{}' changed concurrently", DisplayId(id)));
       }
       return replaced.status();
     }
@@ -301,9 +303,7 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
     // A warehouse delete marks the warehouse before it looks for namespaces in it.
     auto wh = registry_->Get(RecordKind::kWarehouse, {id.front(), warehouse});
     if (!wh.ok() || HasLiveDropMark(wh->body)) {
-      live =
-          Status(StatusCode::kConcurrentModification,
-                 fmt::format("warehouse '{}' is being deleted", warehouse), Subcode::kNone, true);
+      live = Retryable(fmt::format("warehouse '{}' is being deleted", warehouse));
     }
   }
   if (!live.ok()) {
@@ -363,9 +363,8 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
   // Mark first: a create that lands in this namespace after the mark sees it on its re-check
   // and withdraws; one that landed before is found by the emptiness check or the cascade.
   if (HasLiveDropMark(record->body)) {
-    return Status(StatusCode::kConcurrentModification,
-                  fmt::format("namespace '{}' is being dropped by another request", DisplayId(id)),
-                  Subcode::kNone, true);
+    return Retryable(
+        fmt::format("namespace '{}' is being dropped by another request", DisplayId(id)));
   }
   json marked = record->body;
   const int64_t mark = clock()->NowNanos();
@@ -373,9 +372,7 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
   auto marked_etag = registry_->Replace(RecordKind::kNamespace, id, marked, record->etag);
   if (!marked_etag.ok()) {
     if (marked_etag.status().IsConflict()) {
-      return Status(StatusCode::kConcurrentModification,
-                    fmt::format("namespace '{}' changed concurrently", DisplayId(id)),
-                    Subcode::kNone, true);
+      return Retryable(fmt::format("namespace '{}' changed concurrently", DisplayId(id)));
     }
     return marked_etag.status();
   }
@@ -420,9 +417,8 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
   Status deleted = registry_->Delete(RecordKind::kNamespace, id, *marked_etag);
   if (!deleted.ok()) {
     if (deleted.IsNotFound() || deleted.IsConflict()) {
-      return Status(StatusCode::kConcurrentModification,
-                    fmt::format("namespace '{}' changed while it was being dropped", DisplayId(id)),
-                    Subcode::kNone, true);
+      return Retryable(
+          fmt::format("namespace '{}' changed while it was being dropped", DisplayId(id)));
     }
     return unmark(deleted);
   }
@@ -781,9 +777,7 @@ Result<std::string> Catalog::RetireTable(const ObjectId& id, const Record& recor
   if (etag.ok()) return etag;
   ClearIntent(intent);
   if (etag.status().IsConflict()) {
-    return Status(StatusCode::kConcurrentModification,
-                  fmt::format("table '{}' was renamed or dropped concurrently", DisplayId(id)),
-                  Subcode::kNone, true);
+    return Retryable(fmt::format("table '{}' was renamed or dropped concurrently", DisplayId(id)));
   }
   return etag.status();
 }

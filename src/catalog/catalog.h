@@ -127,6 +127,10 @@ class Catalog {
 
   // REQUIRES: set before concurrent use; the observer outlives the catalog's use.
   void SetObserver(CatalogObserver* observer) { observer_ = observer; }
+  // Appends the change-log event of a mutation made outside the catalog's own operations (the
+  // server's grants, API keys): `event` (action, kind, object, ...) gains actor, request_id and
+  // outcome, goes to the observer, then to the log behind the response.
+  void LogEvent(nlohmann::json event, const Actor& actor);
 
   // --- projects and warehouses (hierarchy.cc) ----------------------------------------------
   // Creates the default project and its default warehouse on the catalog root when absent.

@@ -80,20 +80,9 @@ int RunGrant(const std::string& uri, const std::string& text, bool add) {
     if (!add && it != grants.end()) grants.erase(it);
     return Status::OK();
   };
-  Result<json> changed = Status::OK();
-  using catalog::authz::ObjectType;
-  if (tuple->object.type == ObjectType::kServer) {
-    auto access = catalog::AccessControl::Open(**catalog, {});
-    if (!access.ok()) return Fail(access.status());
-    changed = (*access)->UpdateServerGrants(edit, kOperator);
-  } else {
-    auto target =
-        tuple->object.type == ObjectType::kProject     ? catalog::Catalog::GrantTarget::kProject
-        : tuple->object.type == ObjectType::kWarehouse ? catalog::Catalog::GrantTarget::kWarehouse
-        : tuple->object.type == ObjectType::kNamespace ? catalog::Catalog::GrantTarget::kNamespace
-                                                       : catalog::Catalog::GrantTarget::kTable;
-    changed = (*catalog)->UpdateGrants(target, tuple->object.path, edit, kOperator);
-  }
+  auto access = catalog::AccessControl::Open(**catalog, {});
+  if (!access.ok()) return Fail(access.status());
+  auto changed = (*access)->UpdateGrantsOf(tuple->object, edit, kOperator);
   if (!changed.ok()) return Fail(changed.status());
   (*catalog)->registry().FlushLog();
   std::cout << fmt::format("{} {}\n", add ? "granted" : "revoked",

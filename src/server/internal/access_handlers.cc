@@ -23,11 +23,11 @@ constexpr size_t kMaxTuplesPerRequest = 1000;
 // go to the change log like every other.
 void LogKeyEvent(catalog::Catalog& catalog, std::string_view action, const catalog::ApiKeyInfo& k,
                  const Call& call) {
-  json event = {
-      {"action", action},         {"kind", "api_key"},     {"object", json::array({k.key_id})},
-      {"principal", k.principal}, {"actor", call.subject}, {"outcome", "ok"}};
-  if (!call.request_id.empty()) event["request_id"] = call.request_id;
-  catalog.registry().AppendLogAsync(std::move(event));
+  catalog.LogEvent({{"action", action},
+                    {"kind", "api_key"},
+                    {"object", json::array({k.key_id})},
+                    {"principal", k.principal}},
+                   ActorOf(call));
 }
 
 json KeyJson(const catalog::ApiKeyInfo& k) {
@@ -80,31 +80,13 @@ Result<std::vector<Tuple>> TuplesField(const Call& call, const std::string& fiel
   return out;
 }
 
-Result<catalog::Catalog::GrantTarget> TargetOf(ObjectType type) {
-  switch (type) {
-    case ObjectType::kProject:
-      return catalog::Catalog::GrantTarget::kProject;
-    case ObjectType::kWarehouse:
-      return catalog::Catalog::GrantTarget::kWarehouse;
-    case ObjectType::kNamespace:
-      return catalog::Catalog::GrantTarget::kNamespace;
-    case ObjectType::kTable:
-      return catalog::Catalog::GrantTarget::kTable;
-    case ObjectType::kServer:
-      break;
-  }
-  return Status::InvalidInput("server:quiver is not a catalog object");
-}
-
 // The caller may grant on `obj`, and `obj` exists (a hidden object's 404 otherwise).
-Status CheckGrantable(catalog::Catalog& catalog, catalog::AccessControl& access, const Call& call,
-                      const ObjectRef& obj) {
+Status CheckGrantable(catalog::AccessControl& access, const Call& call, const ObjectRef& obj) {
   if (obj.type == ObjectType::kServer) {
     return access.IsServerAdmin(call.subject) ? Status::OK() : NotAdmin(call.subject);
   }
   QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kGrant, obj, HiddenObject(obj)));
-  QV_ASSIGN_OR_RETURN(auto target, TargetOf(obj.type));
-  auto grants = catalog.ReadGrants(target, obj.path);
+  auto grants = access.ReadGrantsOf(obj);
   if (!grants.ok() && (grants.status().code() == StatusCode::kNamespaceNotFound ||
                        grants.status().code() == StatusCode::kTableNotFound)) {
     return HiddenObject(obj);
@@ -114,14 +96,6 @@ Status CheckGrantable(catalog::Catalog& catalog, catalog::AccessControl& access,
 
 json GrantJson(const Tuple& t) {
   return {{"subject", t.subject}, {"relation", catalog::authz::RelationName(t.relation)}};
-}
-
-// Applies `edit` to the grants of `obj`.
-Result<json> EditGrants(catalog::Catalog& catalog, catalog::AccessControl& access, const Call& call,
-                        const ObjectRef& obj, const std::function<Status(json&)>& edit) {
-  if (obj.type == ObjectType::kServer) return access.UpdateServerGrants(edit, ActorOf(call));
-  QV_ASSIGN_OR_RETURN(auto target, TargetOf(obj.type));
-  return catalog.UpdateGrants(target, obj.path, edit, ActorOf(call));
 }
 
 bool SameGrant(const json& g, const Tuple& t) {
@@ -191,11 +165,11 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
   };
 
   // --- tuples -----------------------------------------------------------------------------
-  auto write = [&catalog, &access](Call& call, bool add) -> Result<HttpResponse> {
+  auto write = [&access](Call& call, bool add) -> Result<HttpResponse> {
     QV_ASSIGN_OR_RETURN(std::vector<Tuple> tuples, TuplesField(call, add ? "writes" : "deletes"));
     // Everything is checked before anything is written.
     for (const Tuple& t : tuples) {
-      QV_RETURN_IF_ERROR(CheckGrantable(catalog, access, call, t.object));
+      QV_RETURN_IF_ERROR(CheckGrantable(access, call, t.object));
       // A grant to everyone reaches every tenant's principals (their listings, their projects):
       // a server-wide decision.
       if (add && t.subject == catalog::authz::kAnySubject && !access.IsServerAdmin(call.subject)) {
@@ -206,34 +180,41 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
     json changed = json::array();
     for (const Tuple& t : tuples) {
       QV_RETURN_IF_ERROR(
-          EditGrants(catalog, access, call, t.object, [&](json& grants) -> Status {
-            auto it = std::find_if(grants.begin(), grants.end(),
-                                   [&](const json& g) { return SameGrant(g, t); });
-            if (add) {
-              if (it == grants.end()) grants.push_back(GrantJson(t));
-              return Status::OK();
-            }
-            if (it == grants.end()) return Status::OK();
-            grants.erase(it);
-            // A project always keeps an admin: its record is its existence, and someone must
-            // be able to govern it.
-            bool has_admin = std::any_of(grants.begin(), grants.end(), [](const json& g) {
-              return g.value("relation", "") == "admin";
-            });
-            if (t.object.type == ObjectType::kProject && !has_admin) {
-              return Status(StatusCode::kNamespaceNotEmpty,
-                            fmt::format("{} is the last admin of {}; grant another admin first",
-                                        t.subject, catalog::authz::FormatObjectRef(t.object)));
-            }
-            // Nor is any other object left without a grant: created with its owner's, it keeps
-            // one (CheckConsistency reports an object whose record holds none).
-            if (t.object.type != ObjectType::kServer && grants.empty()) {
-              return Status(StatusCode::kNamespaceNotEmpty,
-                            fmt::format("{} holds the last grant on {}; grant another owner first",
-                                        t.subject, catalog::authz::FormatObjectRef(t.object)));
-            }
-            return Status::OK();
-          }).status());
+          access
+              .UpdateGrantsOf(
+                  t.object,
+                  [&](json& grants) -> Status {
+                    auto it = std::find_if(grants.begin(), grants.end(),
+                                           [&](const json& g) { return SameGrant(g, t); });
+                    if (add) {
+                      if (it == grants.end()) grants.push_back(GrantJson(t));
+                      return Status::OK();
+                    }
+                    if (it == grants.end()) return Status::OK();
+                    grants.erase(it);
+                    // A project always keeps an admin: its record is its existence, and someone
+                    // must be able to govern it.
+                    bool has_admin = std::any_of(grants.begin(), grants.end(), [](const json& g) {
+                      return g.value("relation", "") == "admin";
+                    });
+                    if (t.object.type == ObjectType::kProject && !has_admin) {
+                      return Status(
+                          StatusCode::kNamespaceNotEmpty,
+                          fmt::format("{} is the last admin of {}; grant another admin first",
+                                      t.subject, catalog::authz::FormatObjectRef(t.object)));
+                    }
+                    // Nor is any other object left without a grant: created with its owner's, it
+                    // keeps one (CheckConsistency reports an object whose record holds none).
+                    if (t.object.type != ObjectType::kServer && grants.empty()) {
+                      return Status(
+                          StatusCode::kNamespaceNotEmpty,
+                          fmt::format("{} holds the last grant on {}; grant another owner first",
+                                      t.subject, catalog::authz::FormatObjectRef(t.object)));
+                    }
+                    return Status::OK();
+                  },
+                  ActorOf(call))
+              .status());
       changed.push_back(catalog::authz::TupleToJson(t));
     }
     return JsonReply({{add ? "written" : "deleted", changed}});
@@ -241,7 +222,7 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
   handlers["WriteTuples"] = [write](Call& call) { return write(call, true); };
   handlers["DeleteTuples"] = [write](Call& call) { return write(call, false); };
 
-  handlers["ReadTuples"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
+  handlers["ReadTuples"] = [&access](Call& call) -> Result<HttpResponse> {
     catalog::authz::TupleFilter filter;
     filter.subject = call.Query("subject");
     if (auto r = call.Query("relation")) {
@@ -260,7 +241,7 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
     // grant on (and below it), or their own.
     if (!access.IsServerAdmin(call.subject)) {
       if (filter.object_prefix) {
-        QV_RETURN_IF_ERROR(CheckGrantable(catalog, access, call, *filter.object_prefix));
+        QV_RETURN_IF_ERROR(CheckGrantable(access, call, *filter.object_prefix));
       } else if (filter.subject != call.subject) {
         return Status(StatusCode::kPermissionDenied,
                       "name an 'object' you administer, or read your own grants "
@@ -292,11 +273,7 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
       QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kGrant, obj, HiddenObject(obj)));
     }
     access.MaybeRefresh();
-    bool allowed = access.Check(who, permission, obj);
-    if (!allowed) {
-      QV_RETURN_IF_ERROR(access.Reconcile(obj));
-      allowed = access.Check(who, permission, obj);
-    }
+    QV_ASSIGN_OR_RETURN(bool allowed, access.CheckFresh(who, permission, obj));
     return JsonReply({{"subject", who},
                       {"permission", catalog::authz::PermissionName(permission)},
                       {"object", catalog::authz::FormatObjectRef(obj)},

@@ -136,11 +136,8 @@ Status HiddenNamespace(const catalog::ObjectId& scoped) {
 
 Status Require(catalog::AccessControl& access, std::string_view subject, Permission permission,
                const ObjectRef& obj, Status hidden) {
-  if (access.Check(subject, permission, obj)) return Status::OK();
-  // About to refuse: make sure the refusal is not based on a stale index.
-  Status reconciled = access.Reconcile(obj);
-  if (!reconciled.ok()) return reconciled;
-  if (access.Check(subject, permission, obj)) return Status::OK();
+  QV_ASSIGN_OR_RETURN(bool allowed, access.CheckFresh(subject, permission, obj));
+  if (allowed) return Status::OK();
   if (access.Check(subject, Permission::kObserve, obj)) {
     return Status(
         StatusCode::kPermissionDenied,
@@ -238,10 +235,8 @@ Status CheckExistingTarget(catalog::Catalog& catalog, catalog::AccessControl& ac
                    fmt::format("namespace '{}' already exists", catalog::DisplayId(call.id)))
           : Status(StatusCode::kTableAlreadyExists,
                    fmt::format("table '{}' already exists", catalog::DisplayId(call.id)));
-  if (access.Check(call.subject, needed, obj)) return Status::OK();
-  QV_RETURN_IF_ERROR(access.Reconcile(obj));
-  if (access.Check(call.subject, needed, obj)) return Status::OK();
-  return conflict;
+  QV_ASSIGN_OR_RETURN(bool allowed, access.CheckFresh(call.subject, needed, obj));
+  return allowed ? Status::OK() : conflict;
 }
 
 }  // namespace

@@ -67,9 +67,9 @@ Status RequireWarehouseAdmin(catalog::AccessControl& access, const Call& call,
                              const std::string& project, const std::string& warehouse) {
   ObjectRef proj = ObjectRef::Project(project);
   ObjectRef wh = ObjectRef::Warehouse(project, warehouse);
-  if (access.Check(call.subject, Permission::kAdminister, proj)) return Status::OK();
-  QV_RETURN_IF_ERROR(access.Reconcile(wh));
-  if (access.Check(call.subject, Permission::kAdminister, proj)) return Status::OK();
+  QV_ASSIGN_OR_RETURN(bool allowed,
+                      access.CheckFresh(call.subject, Permission::kAdminister, proj, &wh));
+  if (allowed) return Status::OK();
   if (access.Check(call.subject, Permission::kObserve, wh)) {
     return Denied(call.subject, Permission::kAdminister, proj);
   }
@@ -85,12 +85,9 @@ void AddControlHandlers(catalog::Catalog& catalog, catalog::AccessControl& acces
     QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
     QV_RETURN_IF_ERROR(catalog::ValidateName(name, "project"));
     QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
-    if (!access.IsServerAdmin(call.subject)) {
-      QV_RETURN_IF_ERROR(access.Reconcile(ObjectRef::Server()));
-      if (!access.IsServerAdmin(call.subject)) {
-        return Denied(call.subject, Permission::kCreateProject, ObjectRef::Server());
-      }
-    }
+    QV_ASSIGN_OR_RETURN(bool allowed, access.CheckFresh(call.subject, Permission::kCreateProject,
+                                                        ObjectRef::Server()));
+    if (!allowed) return Denied(call.subject, Permission::kCreateProject, ObjectRef::Server());
     QV_ASSIGN_OR_RETURN(
         catalog::ProjectInfo info,
         catalog.CreateProject(name, properties.value_or(catalog::Properties{}), ActorOf(call)));
