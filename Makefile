@@ -56,8 +56,12 @@ fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DQUIVER_SANITIZE=address,undefined -DQUIVER_FUZZ=ON -DQUIVER_BUILD_TESTS=OFF \
 	  -DQUIVER_BUILD_BENCH=OFF >/dev/null
-	cmake --build build-fuzz -j $(JOBS) --target manifest_fuzzer
+	cmake --build build-fuzz -j $(JOBS) --target manifest_fuzzer deletion_fuzzer ipc_fuzzer \
+	  lance_file_fuzzer
 	./scripts/run-fuzz.sh build-fuzz/fuzz/manifest_fuzzer fuzz/corpus/manifest $(FUZZ_SECONDS)
+	./scripts/run-fuzz.sh build-fuzz/fuzz/deletion_fuzzer fuzz/corpus/deletion $(FUZZ_SECONDS)
+	./scripts/run-fuzz.sh build-fuzz/fuzz/ipc_fuzzer fuzz/corpus/ipc $(FUZZ_SECONDS)
+	./scripts/run-fuzz.sh build-fuzz/fuzz/lance_file_fuzzer fuzz/corpus/lance_file $(FUZZ_SECONDS)
 
 format:
 	clang-format -i $(SOURCES)
@@ -71,6 +75,7 @@ bench: build
 	./bench/table/run.sh
 	./bench/catalog/run.sh
 	./bench/authz/run.sh
+	./bench/format/run.sh
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz

@@ -1,4 +1,5 @@
-// Arrow IPC schema messages: flatbuffers <-> IpcSchemaSummary (see ipc_message.h).
+// Arrow IPC schema messages: flatbuffers <-> IpcSchemaSummary (see ipc_message.h). Type names
+// come from ipc/internal/schema_fb, which the IPC reader uses for its messages too.
 #include "arrow/ipc_message.h"
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "arrow/internal/fbs/Message_generated.h"
+#include "arrow/ipc/internal/schema_fb.h"
 
 namespace quiver::arrow {
 namespace {
@@ -32,165 +34,16 @@ void StoreLe32(std::string& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
-std::string_view TimeUnitName(fb::TimeUnit unit) {
-  switch (unit) {
-    case fb::TimeUnit_SECOND:
-      return "s";
-    case fb::TimeUnit_MILLISECOND:
-      return "ms";
-    case fb::TimeUnit_MICROSECOND:
-      return "us";
-    case fb::TimeUnit_NANOSECOND:
-      return "ns";
-  }
-  return {};
-}
-
-Result<std::string> IntName(const fb::Int* t) {
-  const int32_t bits = t->bitWidth();
-  if (bits != 8 && bits != 16 && bits != 32 && bits != 64) {
-    return Status::Corruption(fmt::format("arrow Int type with bitWidth {}", bits));
-  }
-  return fmt::format("{}int{}", t->is_signed() ? "" : "u", bits);
-}
-
-Status Missing(std::string_view what) {
-  return Status::Corruption(fmt::format("arrow Field of type {} has no type table", what));
-}
-
-// The type name of `field`'s own type (not its dictionary encoding).
-Result<std::string> TypeName(const fb::Field& field) {
-  const fb::Type type = field.type_type();
-  switch (type) {
-    case fb::Type_NONE:
-      return Status::Corruption("arrow Field without a type");
-    case fb::Type_Null:
-      return std::string("null");
-    case fb::Type_Int: {
-      const fb::Int* t = field.type_as_Int();
-      if (t == nullptr) return Missing("Int");
-      return IntName(t);
-    }
-    case fb::Type_FloatingPoint: {
-      const fb::FloatingPoint* t = field.type_as_FloatingPoint();
-      if (t == nullptr) return Missing("FloatingPoint");
-      switch (t->precision()) {
-        case fb::Precision_HALF:
-          return std::string("float16");
-        case fb::Precision_SINGLE:
-          return std::string("float32");
-        case fb::Precision_DOUBLE:
-          return std::string("float64");
-      }
-      return Status::Corruption(
-          fmt::format("arrow FloatingPoint precision {}", static_cast<int>(t->precision())));
-    }
-    case fb::Type_Binary:
-      return std::string("binary");
-    case fb::Type_Utf8:
-      return std::string("utf8");
-    case fb::Type_Bool:
-      return std::string("bool");
-    case fb::Type_Decimal: {
-      const fb::Decimal* t = field.type_as_Decimal();
-      if (t == nullptr) return Missing("Decimal");
-      return fmt::format("decimal{}({}, {})", t->bitWidth(), t->precision(), t->scale());
-    }
-    case fb::Type_Date: {
-      const fb::Date* t = field.type_as_Date();
-      if (t == nullptr) return Missing("Date");
-      return std::string(t->unit() == fb::DateUnit_DAY ? "date32" : "date64");
-    }
-    case fb::Type_Time: {
-      const fb::Time* t = field.type_as_Time();
-      if (t == nullptr) return Missing("Time");
-      const std::string_view unit = TimeUnitName(t->unit());
-      if (unit.empty()) return Status::Corruption("arrow Time with an unknown unit");
-      return fmt::format("time{}[{}]", t->bitWidth(), unit);
-    }
-    case fb::Type_Timestamp: {
-      const fb::Timestamp* t = field.type_as_Timestamp();
-      if (t == nullptr) return Missing("Timestamp");
-      const std::string_view unit = TimeUnitName(t->unit());
-      if (unit.empty()) return Status::Corruption("arrow Timestamp with an unknown unit");
-      if (t->timezone() == nullptr) return fmt::format("timestamp[{}]", unit);
-      return fmt::format("timestamp[{}, tz={}]", unit, t->timezone()->string_view());
-    }
-    case fb::Type_Interval: {
-      const fb::Interval* t = field.type_as_Interval();
-      if (t == nullptr) return Missing("Interval");
-      switch (t->unit()) {
-        case fb::IntervalUnit_YEAR_MONTH:
-          return std::string("interval[year_month]");
-        case fb::IntervalUnit_DAY_TIME:
-          return std::string("interval[day_time]");
-        case fb::IntervalUnit_MONTH_DAY_NANO:
-          return std::string("interval[month_day_nano]");
-      }
-      return Status::Corruption("arrow Interval with an unknown unit");
-    }
-    case fb::Type_List:
-      return std::string("list");
-    case fb::Type_Struct_:
-      return std::string("struct");
-    case fb::Type_Union: {
-      const fb::Union* t = field.type_as_Union();
-      if (t == nullptr) return Missing("Union");
-      return std::string(t->mode() == fb::UnionMode_Dense ? "dense_union" : "sparse_union");
-    }
-    case fb::Type_FixedSizeBinary: {
-      const fb::FixedSizeBinary* t = field.type_as_FixedSizeBinary();
-      if (t == nullptr) return Missing("FixedSizeBinary");
-      return fmt::format("fixed_size_binary[{}]", t->byteWidth());
-    }
-    case fb::Type_FixedSizeList: {
-      const fb::FixedSizeList* t = field.type_as_FixedSizeList();
-      if (t == nullptr) return Missing("FixedSizeList");
-      return fmt::format("fixed_size_list[{}]", t->listSize());
-    }
-    case fb::Type_Map: {
-      const fb::Map* t = field.type_as_Map();
-      if (t == nullptr) return Missing("Map");
-      return std::string(t->keysSorted() ? "map[sorted]" : "map");
-    }
-    case fb::Type_Duration: {
-      const fb::Duration* t = field.type_as_Duration();
-      if (t == nullptr) return Missing("Duration");
-      const std::string_view unit = TimeUnitName(t->unit());
-      if (unit.empty()) return Status::Corruption("arrow Duration with an unknown unit");
-      return fmt::format("duration[{}]", unit);
-    }
-    case fb::Type_LargeBinary:
-      return std::string("large_binary");
-    case fb::Type_LargeUtf8:
-      return std::string("large_utf8");
-    case fb::Type_LargeList:
-      return std::string("large_list");
-    case fb::Type_RunEndEncoded:
-      return std::string("run_end_encoded");
-    case fb::Type_BinaryView:
-      return std::string("binary_view");
-    case fb::Type_Utf8View:
-      return std::string("utf8_view");
-    case fb::Type_ListView:
-      return std::string("list_view");
-    case fb::Type_LargeListView:
-      return std::string("large_list_view");
-  }
-  return Status::Unsupported(
-      fmt::format("arrow type id {} is newer than this reader", static_cast<int>(type)));
-}
-
 // Recursion depth is bounded by the verifier's kMaxDepth.
 Result<IpcField> ConvertField(const fb::Field& field) {
   IpcField out;
   if (field.name() != nullptr) out.name = field.name()->str();
   out.nullable = field.nullable();
-  QV_ASSIGN_OR_RETURN(out.type, TypeName(field));
+  QV_ASSIGN_OR_RETURN(out.type, ipc::internal::FlatbufferTypeName(field));
   if (const fb::DictionaryEncoding* dict = field.dictionary(); dict != nullptr) {
     std::string index = "int32";  // the spec's default when indexType is absent
     if (dict->indexType() != nullptr) {
-      QV_ASSIGN_OR_RETURN(index, IntName(dict->indexType()));
+      QV_ASSIGN_OR_RETURN(index, ipc::internal::FlatbufferIntName(*dict->indexType()));
     }
     out.type = fmt::format("dictionary<{}, {}>", out.type, index);
   }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_util.h"
+#include "cli/table_data_commands.h"
 #include "common/clock.h"
 #include "format/feature_flags.h"
 #include "format/lance_proto.h"
@@ -595,6 +596,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
   AddCleanupCommand(*table, exit_code);
   AddBranchCommands(*table, exit_code);
   AddPublishCommand(*table, exit_code);
+  AddTableDataCommands(*table, exit_code);
 }
 
 }  // namespace quiver::cli

@@ -8,11 +8,13 @@ namespace quiver {
 namespace {
 constexpr std::string_view kAlphabet =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-}  // namespace
+// RFC 4648 §4, for renderings read by general JSON tooling.
+constexpr std::string_view kStandardAlphabet =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-std::string Base64UrlEncode(std::string_view bytes) {
+std::string Encode(std::string_view bytes, std::string_view alphabet, bool pad) {
   std::string out;
-  out.reserve((bytes.size() * 4 + 2) / 3);
+  out.reserve((bytes.size() + 2) / 3 * 4);
   uint32_t acc = 0;
   int bits = 0;
   for (unsigned char c : bytes) {
@@ -20,12 +22,21 @@ std::string Base64UrlEncode(std::string_view bytes) {
     bits += 8;
     while (bits >= 6) {
       bits -= 6;
-      out.push_back(kAlphabet[(acc >> bits) & 0x3f]);
+      out.push_back(alphabet[(acc >> bits) & 0x3f]);
     }
   }
-  if (bits > 0) out.push_back(kAlphabet[(acc << (6 - bits)) & 0x3f]);
+  if (bits > 0) out.push_back(alphabet[(acc << (6 - bits)) & 0x3f]);
+  if (pad) {
+    while (out.size() % 4 != 0) out.push_back('=');
+  }
   return out;
 }
+
+}  // namespace
+
+std::string Base64UrlEncode(std::string_view bytes) { return Encode(bytes, kAlphabet, false); }
+
+std::string Base64Encode(std::string_view bytes) { return Encode(bytes, kStandardAlphabet, true); }
 
 bool Base64UrlDecode(std::string_view in, std::string* out) {
   static constexpr std::array<int8_t, 256> kTable = [] {

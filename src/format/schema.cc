@@ -75,15 +75,20 @@ nlohmann::json ScalarType(const std::string& logical) {
 
 }  // namespace
 
-Result<Schema> SchemaFromManifest(const lance::table::Manifest& manifest, const std::string& what) {
+namespace {
+
+// Builds the field tree from Lance's flattened pre-order field list (manifest or data file).
+template <typename Fields, typename MetadataMap>
+Result<Schema> SchemaFromFlatFields(const Fields& flat, const MetadataMap& metadata,
+                                    const std::string& what) {
   Schema schema;
-  for (const auto& [k, v] : manifest.schema_metadata()) schema.metadata[k] = v;
+  for (const auto& [k, v] : metadata) schema.metadata[k] = v;
   // Fields arrive flattened in pre-order; attach each to its parent by id. Pointers into the
   // tree stay valid because a parent's children vector only grows while none of its
   // descendants are referenced (pre-order).
   std::unordered_map<int32_t, std::vector<int32_t>> path_of;  // id -> indices from the top
   std::unordered_set<int32_t> seen;
-  for (const lance::file::Field& f : manifest.fields()) {
+  for (const lance::file::Field& f : flat) {
     if (!seen.insert(f.id()).second) {
       return Status::Corruption(fmt::format("{}: field id {} appears twice", what, f.id()));
     }
@@ -111,12 +116,26 @@ Result<Schema> SchemaFromManifest(const lance::table::Manifest& manifest, const 
     for (size_t i = 1; i < parent->second.size(); ++i) {
       node = &node->children[static_cast<size_t>(parent->second[i])];
     }
+    if (parent->second.size() >= 64) {
+      return Status::Corruption(fmt::format("{}: fields nest deeper than 64 levels", what));
+    }
     std::vector<int32_t> path = parent->second;
     path.push_back(static_cast<int32_t>(node->children.size()));
     path_of[f.id()] = std::move(path);
     node->children.push_back(std::move(field));
   }
   return schema;
+}
+
+}  // namespace
+
+Result<Schema> SchemaFromManifest(const lance::table::Manifest& manifest, const std::string& what) {
+  return SchemaFromFlatFields(manifest.fields(), manifest.schema_metadata(), what);
+}
+
+Result<Schema> SchemaFromFileDescriptor(const lance::file::FileDescriptor& descriptor,
+                                        const std::string& what) {
+  return SchemaFromFlatFields(descriptor.schema().fields(), descriptor.schema().metadata(), what);
 }
 
 nlohmann::json ToJsonArrowType(const SchemaField& field) {

@@ -16,6 +16,9 @@
 namespace lance::table {
 class Manifest;
 }
+namespace lance::file {
+class FileDescriptor;
+}
 
 namespace quiver::format {
 
@@ -38,6 +41,9 @@ struct Schema {
 
 // Corruption (naming `what`) if a field's parent is missing or comes after it, or ids repeat.
 Result<Schema> SchemaFromManifest(const lance::table::Manifest& manifest, const std::string& what);
+// The same for the schema a 2.x data file stores in its global buffer 0.
+Result<Schema> SchemaFromFileDescriptor(const lance::file::FileDescriptor& descriptor,
+                                        const std::string& what);
 
 // {"fields":[{"name":..,"type":{"type":"int64"},"nullable":true,"metadata":{..}}],"metadata":{}}
 // Type names follow the Rust converter (namespace-spec.md §6); a Lance logical type it cannot map

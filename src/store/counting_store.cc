@@ -56,10 +56,21 @@ void CountingStore::Count(StoreOp op, const Status& status) {
   if (!status.ok()) errors_[static_cast<int>(op)].fetch_add(1);
 }
 
+void CountingStore::CountPut(PutMode mode, const Status& status) {
+  Count(StoreOp::kPut, status);
+  puts_by_mode_[static_cast<int>(mode)].fetch_add(1);
+}
+
 Result<GetResult> CountingStore::Get(std::string_view key, std::optional<ByteRange> range) {
   auto r = inner_->Get(key, range);
   Count(StoreOp::kGet, r.status());
   return r;
+}
+
+Status CountingStore::ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) {
+  Status s = inner_->ReadAt(key, offset, dst);
+  Count(StoreOp::kReadAt, s);
+  return s;
 }
 
 Result<ObjectMeta> CountingStore::Head(std::string_view key) {
@@ -71,9 +82,37 @@ Result<ObjectMeta> CountingStore::Head(std::string_view key) {
 Result<ObjectMeta> CountingStore::Put(std::string_view key, std::string_view data,
                                       const PutOptions& options) {
   auto r = inner_->Put(key, data, options);
-  Count(StoreOp::kPut, r.status());
-  puts_by_mode_[static_cast<int>(options.mode)].fetch_add(1);
+  CountPut(options.mode, r.status());
   return r;
+}
+
+// Counts its Finish as the one put it is.
+class CountingStore::Writer final : public ForwardingWriter {
+ public:
+  Writer(CountingStore* store, std::string key, PutMode mode, std::unique_ptr<ObjectWriter> inner)
+      : ForwardingWriter(std::move(key), std::move(inner)), store_(store), mode_(mode) {}
+
+ protected:
+  Result<ObjectMeta> FinishImpl() override {
+    Result<ObjectMeta> r = ForwardingWriter::FinishImpl();
+    store_->CountPut(mode_, r.status());
+    return r;
+  }
+
+ private:
+  CountingStore* store_;
+  PutMode mode_;
+};
+
+Result<std::unique_ptr<ObjectWriter>> CountingStore::OpenWriter(std::string_view key,
+                                                                const PutOptions& options) {
+  Result<std::unique_ptr<ObjectWriter>> inner = inner_->OpenWriter(key, options);
+  if (!inner.ok()) {
+    CountPut(options.mode, inner.status());
+    return inner.status();
+  }
+  return std::unique_ptr<ObjectWriter>(
+      std::make_unique<Writer>(this, std::string(key), options.mode, std::move(*inner)));
 }
 
 Status CountingStore::Delete(std::string_view key) {

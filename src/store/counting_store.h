@@ -1,6 +1,12 @@
 // CountingStore: counts every request that passes through it, per operation kind (puts also
 // per mode), and how many of them failed. The counts are what "object-store requests per
 // operation" figures and metrics are made from.
+//
+// ReadAt counts as kReadAt. A writer counts as one kPut (by its mode) when Finish is called, a
+// failed Finish as a failed put, and an OpenWriter that fails as a failed put (as a Put with the
+// same bad key or I/O failure would). Appends are not counted: they are not requests of their
+// own but stream into the one object Finish publishes. Writers aborted or destroyed unfinished
+// publish nothing and count nothing.
 // Thread-safety: as the inner store; counters are atomic and Snapshot() may be taken any time.
 #pragma once
 
@@ -36,9 +42,12 @@ class CountingStore final : public ObjectStore {
   void Reset();
 
   Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
+  Status ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) override;
   Result<ObjectMeta> Head(std::string_view key) override;
   Result<ObjectMeta> Put(std::string_view key, std::string_view data,
                          const PutOptions& options = {}) override;
+  Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view key,
+                                                   const PutOptions& options = {}) override;
   Status Delete(std::string_view key) override;
   Result<ListPage> List(const ListOptions& options) override;
   Status Copy(std::string_view src, std::string_view dst) override;
@@ -47,7 +56,9 @@ class CountingStore final : public ObjectStore {
   std::string ExternalPath(std::string_view key) const override;
 
  private:
+  class Writer;
   void Count(StoreOp op, const Status& status);
+  void CountPut(PutMode mode, const Status& status);
 
   std::shared_ptr<ObjectStore> inner_;
   std::array<std::atomic<uint64_t>, kNumStoreOps> calls_{};

@@ -14,6 +14,15 @@ Status InjectedCrash() {
                 Subcode::kInjected);
 }
 
+// Runs `call` (the inner put or writer Finish) so that the crash rule's sync point fires in it.
+template <typename Call>
+auto RunCrashing(Call&& call) {
+  t_crash_this_put = true;
+  auto result = call();
+  t_crash_this_put = false;
+  return result;
+}
+
 }  // namespace
 
 FaultInjectingStore::FaultInjectingStore(std::shared_ptr<ObjectStore> inner,
@@ -36,15 +45,19 @@ void FaultInjectingStore::Arm(Rule rule) {
 }
 
 void FaultInjectingStore::FailNth(StoreOp op, uint64_t n, Status status) {
-  Arm(Rule{op, n == 0 ? 1 : n, Kind::kFail, std::move(status)});
+  Arm(Rule{static_cast<int>(op), n == 0 ? 1 : n, Kind::kFail, std::move(status)});
 }
 
 void FaultInjectingStore::FailAlways(StoreOp op, Status status) {
-  Arm(Rule{op, 0, Kind::kFail, std::move(status)});
+  Arm(Rule{static_cast<int>(op), 0, Kind::kFail, std::move(status)});
 }
 
 void FaultInjectingStore::PauseNth(StoreOp op, uint64_t n, Gate* gate) {
-  Arm(Rule{op, n == 0 ? 1 : n, Kind::kPause, Status::OK(), gate});
+  Arm(Rule{static_cast<int>(op), n == 0 ? 1 : n, Kind::kPause, Status::OK(), gate});
+}
+
+void FaultInjectingStore::FailNthAppend(uint64_t n, Status status) {
+  Arm(Rule{kAppendTarget, n == 0 ? 1 : n, Kind::kFail, std::move(status)});
 }
 
 Status FaultInjectingStore::CrashNthPutBeforePublish(uint64_t n) {
@@ -52,7 +65,7 @@ Status FaultInjectingStore::CrashNthPutBeforePublish(uint64_t n) {
     return Status::InvalidInput(
         "crash injection needs the inner backend's SyncPoints (pass them to the constructor)");
   }
-  Arm(Rule{StoreOp::kPut, n == 0 ? 1 : n, Kind::kCrash, Status::OK()});
+  Arm(Rule{static_cast<int>(StoreOp::kPut), n == 0 ? 1 : n, Kind::kCrash, Status::OK()});
   return Status::OK();
 }
 
@@ -67,11 +80,15 @@ uint64_t FaultInjectingStore::fired() const {
 }
 
 Status FaultInjectingStore::Before(StoreOp op, bool* crash) {
+  return BeforeTarget(static_cast<int>(op), crash);
+}
+
+Status FaultInjectingStore::BeforeTarget(int target, bool* crash) {
   Action action;
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (Rule& rule : rules_) {
-      if (rule.op != op || rule.spent) continue;
+      if (rule.target != target || rule.spent) continue;
       ++rule.seen;
       if (action.fire) continue;  // a rule already fired for this call; keep counting the rest
       if (rule.n == 0 || rule.seen == rule.n) {
@@ -105,15 +122,52 @@ Result<ObjectMeta> FaultInjectingStore::Head(std::string_view key) {
   return inner_->Head(key);
 }
 
+Status FaultInjectingStore::ReadAt(std::string_view key, uint64_t offset,
+                                   std::span<std::byte> dst) {
+  QV_RETURN_IF_ERROR(Before(StoreOp::kReadAt));
+  return inner_->ReadAt(key, offset, dst);
+}
+
 Result<ObjectMeta> FaultInjectingStore::Put(std::string_view key, std::string_view data,
                                             const PutOptions& options) {
   bool crash = false;
   QV_RETURN_IF_ERROR(Before(StoreOp::kPut, &crash));
   if (!crash) return inner_->Put(key, data, options);
-  t_crash_this_put = true;
-  auto result = inner_->Put(key, data, options);
-  t_crash_this_put = false;
-  return result;
+  return RunCrashing([&] { return inner_->Put(key, data, options); });
+}
+
+// Appends pass the append rules; Finish passes the put rules.
+class FaultInjectingStore::Writer final : public ForwardingWriter {
+ public:
+  Writer(FaultInjectingStore* store, std::string key, std::unique_ptr<ObjectWriter> inner)
+      : ForwardingWriter(std::move(key), std::move(inner)), store_(store) {}
+
+ protected:
+  Status AppendImpl(std::string_view bytes) override {
+    QV_RETURN_IF_ERROR(store_->BeforeTarget(kAppendTarget, nullptr));
+    return ForwardingWriter::AppendImpl(bytes);
+  }
+  Result<ObjectMeta> FinishImpl() override {
+    bool crash = false;
+    if (Status s = store_->Before(StoreOp::kPut, &crash); !s.ok()) {
+      // The injected failure happens before the inner store publishes anything; its temp data
+      // goes now, as after any failed Finish.
+      inner().Abort();
+      return s;
+    }
+    if (!crash) return ForwardingWriter::FinishImpl();
+    return RunCrashing([&] { return ForwardingWriter::FinishImpl(); });
+  }
+
+ private:
+  FaultInjectingStore* store_;
+};
+
+Result<std::unique_ptr<ObjectWriter>> FaultInjectingStore::OpenWriter(std::string_view key,
+                                                                      const PutOptions& options) {
+  QV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> inner, inner_->OpenWriter(key, options));
+  return std::unique_ptr<ObjectWriter>(
+      std::make_unique<Writer>(this, std::string(key), std::move(inner)));
 }
 
 Status FaultInjectingStore::Delete(std::string_view key) {

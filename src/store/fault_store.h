@@ -7,6 +7,12 @@
 //   CrashNthPutBeforePublish(2)                      the 2nd put writes its bytes, then stops
 //                                                    before publishing them (as if the process
 //                                                    died after write, before rename/link)
+//   FailNthAppend(3, Status::IOError("ENOSPC"))      the 3rd writer Append from now fails
+//
+// A writer's Finish is a put: kPut rules (fail, pause, crash) apply to it as to Put. A failed
+// Finish aborts the inner writer, so nothing is published and its temp data is removed. Appends
+// are not a StoreOp (they are not requests, see object_store.h), hence their own rule; a failed
+// Append closes the writer like any failed Append (its data is discarded). ReadAt is kReadAt.
 //
 // Calls are counted per operation kind from the moment a rule is armed. A fired Nth rule is
 // spent; an Always rule stays until Clear(). The crash rule needs the SyncPoints registry of the
@@ -36,14 +42,18 @@ class FaultInjectingStore final : public ObjectStore {
   void PauseNth(StoreOp op, uint64_t n, Gate* gate);
   // InvalidInput when the store was made without the inner backend's SyncPoints.
   Status CrashNthPutBeforePublish(uint64_t n);
+  void FailNthAppend(uint64_t n, Status status);
   void Clear();
   // How many faults have fired so far.
   uint64_t fired() const;
 
   Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
+  Status ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) override;
   Result<ObjectMeta> Head(std::string_view key) override;
   Result<ObjectMeta> Put(std::string_view key, std::string_view data,
                          const PutOptions& options = {}) override;
+  Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view key,
+                                                   const PutOptions& options = {}) override;
   Status Delete(std::string_view key) override;
   Result<ListPage> List(const ListOptions& options) override;
   Status Copy(std::string_view src, std::string_view dst) override;
@@ -52,9 +62,12 @@ class FaultInjectingStore final : public ObjectStore {
   std::string ExternalPath(std::string_view key) const override;
 
  private:
+  class Writer;
   enum class Kind { kFail, kPause, kCrash };
+  // What a rule counts: a StoreOp's value, or kAppendTarget for writer appends.
+  static constexpr int kAppendTarget = kNumStoreOps;
   struct Rule {
-    StoreOp op;
+    int target;
     uint64_t n;  // 0 = always
     Kind kind;
     Status status;
@@ -73,6 +86,7 @@ class FaultInjectingStore final : public ObjectStore {
   // Decides what happens to this call: fail now (returns the status), wait at a gate (done here),
   // or crash (sets *crash). OK = forward normally.
   Status Before(StoreOp op, bool* crash = nullptr);
+  Status BeforeTarget(int target, bool* crash);
 
   std::shared_ptr<ObjectStore> inner_;
   SyncPoints* inner_points_;

@@ -23,6 +23,11 @@ Result<GetResult> LatencyStore::Get(std::string_view key, std::optional<ByteRang
   return inner_->Get(key, range);
 }
 
+Status LatencyStore::ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) {
+  Delay(StoreOp::kReadAt);
+  return inner_->ReadAt(key, offset, dst);
+}
+
 Result<ObjectMeta> LatencyStore::Head(std::string_view key) {
   Delay(StoreOp::kHead);
   return inner_->Head(key);
@@ -32,6 +37,29 @@ Result<ObjectMeta> LatencyStore::Put(std::string_view key, std::string_view data
                                      const PutOptions& options) {
   Delay(StoreOp::kPut);
   return inner_->Put(key, data, options);
+}
+
+// Finish is the round trip that publishes the object.
+class LatencyStore::Writer final : public ForwardingWriter {
+ public:
+  Writer(LatencyStore* store, std::string key, std::unique_ptr<ObjectWriter> inner)
+      : ForwardingWriter(std::move(key), std::move(inner)), store_(store) {}
+
+ protected:
+  Result<ObjectMeta> FinishImpl() override {
+    store_->Delay(StoreOp::kPut);
+    return ForwardingWriter::FinishImpl();
+  }
+
+ private:
+  LatencyStore* store_;
+};
+
+Result<std::unique_ptr<ObjectWriter>> LatencyStore::OpenWriter(std::string_view key,
+                                                               const PutOptions& options) {
+  QV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> inner, inner_->OpenWriter(key, options));
+  return std::unique_ptr<ObjectWriter>(
+      std::make_unique<Writer>(this, std::string(key), std::move(inner)));
 }
 
 Status LatencyStore::Delete(std::string_view key) {

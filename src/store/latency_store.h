@@ -1,6 +1,7 @@
 // LatencyStore: adds a fixed delay per operation kind before forwarding, to model a remote
 // object store (S3-like round trips) on a local one. The delay goes through the injected Clock,
-// so tests use a ManualClock and never actually sleep.
+// so tests use a ManualClock and never actually sleep. ReadAt waits the kReadAt delay; a writer's
+// Finish waits the kPut delay (it is the put), its Appends none.
 // Thread-safety: as the inner store; delays may be changed from any thread.
 #pragma once
 
@@ -22,9 +23,12 @@ class LatencyStore final : public ObjectStore {
   void SetAllDelays(Duration delay);
 
   Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
+  Status ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) override;
   Result<ObjectMeta> Head(std::string_view key) override;
   Result<ObjectMeta> Put(std::string_view key, std::string_view data,
                          const PutOptions& options = {}) override;
+  Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view key,
+                                                   const PutOptions& options = {}) override;
   Status Delete(std::string_view key) override;
   Result<ListPage> List(const ListOptions& options) override;
   Status Copy(std::string_view src, std::string_view dst) override;
@@ -33,6 +37,7 @@ class LatencyStore final : public ObjectStore {
   std::string ExternalPath(std::string_view key) const override;
 
  private:
+  class Writer;
   void Delay(StoreOp op);
 
   std::shared_ptr<ObjectStore> inner_;

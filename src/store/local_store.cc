@@ -60,6 +60,21 @@ Status SetMtime(int fd, int64_t stamp_nanos, std::string_view what) {
   return Status::OK();
 }
 
+// Opens the object file of `key` for reading and stats it: NotFound for a missing key or a
+// directory (a prefix of other keys is not an object).
+Result<UniqueFd> OpenObject(std::string_view key, const std::string& path, struct stat* st) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT || errno == ENOTDIR) {
+      return Status::NotFound(fmt::format("object '{}' not found", key));
+    }
+    return StatusFromErrno(errno, fmt::format("opening {}", path));
+  }
+  if (::fstat(fd.get(), st) != 0) return StatusFromErrno(errno, fmt::format("stat {}", path));
+  if (!S_ISREG(st->st_mode)) return Status::NotFound(fmt::format("object '{}' not found", key));
+  return fd;
+}
+
 Status NotAnObjectPrefix(std::string_view key) {
   return Status::InvalidInput(fmt::format(
       "'{}' is a prefix of other keys, so it cannot also be an object on the local backend", key));
@@ -157,20 +172,23 @@ int64_t LocalObjectStore::NextStamp(int64_t at_least) {
 Result<GetResult> LocalObjectStore::Get(std::string_view key, std::optional<ByteRange> range) {
   QV_RETURN_IF_ERROR(ValidateKey(key));
   std::string path = PathOf(key);
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) {
-    if (errno == ENOENT || errno == ENOTDIR) {
-      return Status::NotFound(fmt::format("object '{}' not found", key));
-    }
-    return StatusFromErrno(errno, fmt::format("opening {}", path));
-  }
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return StatusFromErrno(errno, fmt::format("stat {}", path));
-  if (!S_ISREG(st.st_mode)) return Status::NotFound(fmt::format("object '{}' not found", key));
+  QV_ASSIGN_OR_RETURN(UniqueFd fd, OpenObject(key, path, &st));
   QV_ASSIGN_OR_RETURN(auto span, ResolveRange(range, static_cast<uint64_t>(st.st_size)));
   QV_ASSIGN_OR_RETURN(std::string data,
                       store_internal::ReadRange(fd.get(), span.first, span.second, path));
   return GetResult{std::move(data), MetaOf(std::string(key), st)};
+}
+
+Status LocalObjectStore::ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) {
+  QV_RETURN_IF_ERROR(ValidateKey(key));
+  std::string path = PathOf(key);
+  struct stat st;
+  QV_ASSIGN_OR_RETURN(UniqueFd fd, OpenObject(key, path, &st));
+  QV_RETURN_IF_ERROR(CheckReadAtRange(key, offset, dst.size(), static_cast<uint64_t>(st.st_size)));
+  // Published files are never modified in place (puts rename or link a new inode over the name),
+  // so the size just checked holds for this fd; a shorter file is someone else's doing.
+  return store_internal::ReadFull(fd.get(), offset, dst, path);
 }
 
 Result<ObjectMeta> LocalObjectStore::Head(std::string_view key) {
@@ -187,37 +205,68 @@ Result<ObjectMeta> LocalObjectStore::Head(std::string_view key) {
   return MetaOf(std::string(key), st);
 }
 
+struct LocalObjectStore::TempFile {
+  std::string path;
+  UniqueFd fd;  // open for writing
+};
+
+Status LocalObjectStore::CreateTempFile(TempFile* temp) {
+  temp->path = tmp_dir_ + "/" + RandomHex(12);
+  temp->fd = UniqueFd(::open(temp->path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!temp->fd.valid() && errno == ENOENT) {
+    QV_RETURN_IF_ERROR(MkdirAll(tmp_dir_, root_));
+    temp->fd = UniqueFd(::open(temp->path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  }
+  if (!temp->fd.valid()) {
+    return StatusFromErrno(errno, fmt::format("creating temp file {}", temp->path));
+  }
+  return Status::OK();
+}
+
 Result<ObjectMeta> LocalObjectStore::Put(std::string_view key, std::string_view data,
                                          const PutOptions& options) {
   QV_RETURN_IF_ERROR(ValidateKey(key));
   QV_RETURN_IF_ERROR(ValidatePutOptions(options));
+  TempFile temp;
+  QV_RETURN_IF_ERROR(CreateTempFile(&temp));
+  if (Status s = store_internal::WriteAll(temp.fd.get(), data, temp.path); !s.ok()) {
+    ::unlink(temp.path.c_str());
+    return s;
+  }
+  return PublishTemp(key, temp, options);
+}
+
+Result<ObjectMeta> LocalObjectStore::PublishTemp(std::string_view key, TempFile& temp,
+                                                 const PutOptions& options) {
   SyncPoints* sp = options_.sync_points;
   const std::string final_path = PathOf(key);
   const std::string parent = ParentDir(final_path);
-  const std::string tmp_path = tmp_dir_ + "/" + RandomHex(12);
+  const std::string& tmp_path = temp.path;
+  const int fd = temp.fd.get();
 
-  // Step 1: the bytes, durable in a temp file. Errors clean the temp file up; a sync point that
+  // Step 1: the bytes, durable in the temp file. Errors clean the temp file up; a sync point that
   // stops the put (a simulated crash) leaves it, exactly as a real crash would.
-  UniqueFd fd(::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (!fd.valid() && errno == ENOENT) {
-    QV_RETURN_IF_ERROR(MkdirAll(tmp_dir_, root_));
-    fd = UniqueFd(::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  }
-  if (!fd.valid()) return StatusFromErrno(errno, fmt::format("creating temp file {}", tmp_path));
   auto fail = [&tmp_path](Status s) {
     ::unlink(tmp_path.c_str());
     return s;
   };
-  if (Status s = store_internal::WriteAll(fd.get(), data, tmp_path); !s.ok()) return fail(s);
   QV_SYNC_POINT(sp, store_points::kPutTempWritten);
   int64_t stamp = NextStamp(0);
-  if (Status s = SetMtime(fd.get(), stamp, tmp_path); !s.ok()) return fail(s);
+  if (Status s = SetMtime(fd, stamp, tmp_path); !s.ok()) return fail(s);
   const bool durable = options.durable;
-  if (durable && ::fsync(fd.get()) != 0) {
+  if (durable && ::fsync(fd) != 0) {
     return fail(StatusFromErrno(errno, "fsync of " + tmp_path));
   }
   QV_SYNC_POINT(sp, store_points::kPutTempSynced);
   if (Status s = MkdirAll(parent, root_, durable); !s.ok()) return fail(s);
+
+  // A writer's temp file can be swept while its writer sits idle (Sweep ages by ctime); then
+  // link/rename find no source. Say so rather than report a bare ENOENT.
+  auto vanished = [&] {
+    return Status::IOError(fmt::format(
+        "temp file {} of the put of '{}' vanished before publishing (swept while idle?)", tmp_path,
+        key));
+  };
 
   // Step 2: publish.
   if (options.mode == PutMode::kCreateOnly) {
@@ -231,6 +280,7 @@ Result<ObjectMeta> LocalObjectStore::Put(std::string_view key, std::string_view 
       }
       if (err == EEXIST)
         return fail(Status::AlreadyExists(fmt::format("object '{}' already exists", key)));
+      if (err == ENOENT && ::access(tmp_path.c_str(), F_OK) != 0) return vanished();
       return fail(StatusFromErrno(err, fmt::format("linking {}", final_path)));
     }
     QV_SYNC_POINT(sp, store_points::kPutAfterPublish);
@@ -257,27 +307,71 @@ Result<ObjectMeta> LocalObjectStore::Put(std::string_view key, std::string_view 
     // the object it replaces (rarely needed; clocks are fine-grained).
     if (exists && MtimeNanos(current) >= stamp) {
       stamp = NextStamp(MtimeNanos(current) + 1);
-      if (Status s = SetMtime(fd.get(), stamp, tmp_path); !s.ok()) return fail(s);
-      if (durable && ::fsync(fd.get()) != 0) {
+      if (Status s = SetMtime(fd, stamp, tmp_path); !s.ok()) return fail(s);
+      if (durable && ::fsync(fd) != 0) {
         return fail(StatusFromErrno(errno, "fsync of " + tmp_path));
       }
     }
     QV_SYNC_POINT(sp, store_points::kPutBeforePublish);
     if (::rename(tmp_path.c_str(), final_path.c_str()) != 0) {
-      if (errno == EISDIR) return fail(NotAnObjectPrefix(key));
-      return fail(StatusFromErrno(errno, fmt::format("renaming into {}", final_path)));
+      int err = errno;
+      if (err == EISDIR) return fail(NotAnObjectPrefix(key));
+      if (err == ENOENT && ::access(tmp_path.c_str(), F_OK) != 0) return vanished();
+      return fail(StatusFromErrno(err, fmt::format("renaming into {}", final_path)));
     }
     QV_SYNC_POINT(sp, store_points::kPutAfterPublish);
   }
 
   // Step 3: the directory entry, durable.
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return StatusFromErrno(errno, "stat of " + final_path);
-  fd.reset();
+  if (::fstat(fd, &st) != 0) return StatusFromErrno(errno, "stat of " + final_path);
+  temp.fd.reset();
   // Concurrent puts into one directory share a directory fsync that starts after all of them.
   if (durable) QV_RETURN_IF_ERROR(dir_syncer_->Sync(parent));
   QV_SYNC_POINT(sp, store_points::kPutDone);
   return MetaOf(std::string(key), st);
+}
+
+// Streams appends into a temp file; Finish publishes it through PublishTemp, like Put.
+class LocalObjectStore::Writer final : public ObjectWriter {
+ public:
+  Writer(LocalObjectStore* store, std::string key, PutOptions options, TempFile temp)
+      : ObjectWriter(std::move(key)),
+        store_(store),
+        options_(std::move(options)),
+        temp_(std::move(temp)) {}
+  ~Writer() override { Abort(); }
+
+ protected:
+  Status AppendImpl(std::string_view bytes) override {
+    return store_internal::WriteAll(temp_.fd.get(), bytes, temp_.path);
+  }
+  Result<ObjectMeta> FinishImpl() override {
+    // PublishTemp disposes of the temp file whatever happens (published, removed, or, at a
+    // sync point that simulates a crash, left for Sweep as a crash would leave it).
+    Result<ObjectMeta> published = store_->PublishTemp(key(), temp_, options_);
+    temp_.fd.reset();
+    return published;
+  }
+  void AbortImpl() override {
+    temp_.fd.reset();
+    ::unlink(temp_.path.c_str());
+  }
+
+ private:
+  LocalObjectStore* store_;
+  PutOptions options_;
+  TempFile temp_;
+};
+
+Result<std::unique_ptr<ObjectWriter>> LocalObjectStore::OpenWriter(std::string_view key,
+                                                                   const PutOptions& options) {
+  QV_RETURN_IF_ERROR(ValidateKey(key));
+  QV_RETURN_IF_ERROR(ValidatePutOptions(options));
+  TempFile temp;
+  QV_RETURN_IF_ERROR(CreateTempFile(&temp));
+  return std::unique_ptr<ObjectWriter>(
+      std::make_unique<Writer>(this, std::string(key), options, std::move(temp)));
 }
 
 Status LocalObjectStore::Delete(std::string_view key) {

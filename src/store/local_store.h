@@ -16,6 +16,14 @@
 // A crash at any step leaves the key holding the old bytes or the new bytes, never a mix;
 // what it can leave behind is a temp file, invisible to List and removed by Sweep.
 //
+// A writer (OpenWriter) is the same protocol spread over time: OpenWriter creates the temp file,
+// each Append writes straight to it (nothing is buffered, so memory stays bounded whatever the
+// object's size), Finish runs steps 1 (stamp, fsync) to 3 exactly as Put does, reaching the same
+// sync points, and Abort or destruction unlinks the temp file. A writer abandoned by a crash
+// leaves its temp file for Sweep.
+//
+// ReadAt opens the file and preads straight into the caller's buffer.
+//
 // Key locks are flock(2) on one of 4096 lock files chosen by a hash of the key, so they exclude
 // threads and processes alike (a fresh open file description per acquisition, which also keeps
 // them correct across fork()). Delete takes the same lock.
@@ -63,15 +71,20 @@ class LocalObjectStore final : public ObjectStore {
                                                         LocalStoreOptions options = {});
 
   Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
+  Status ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) override;
   Result<ObjectMeta> Head(std::string_view key) override;
   Result<ObjectMeta> Put(std::string_view key, std::string_view data,
                          const PutOptions& options = {}) override;
+  Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view key,
+                                                   const PutOptions& options = {}) override;
   Status Delete(std::string_view key) override;
   Result<ListPage> List(const ListOptions& options) override;
   Status Copy(std::string_view src, std::string_view dst) override;
-  // Removes temp files in .qv-store/tmp/ created more than `min_age` ago (by ctime). A live
-  // writer's temp file is at most seconds old, so any min_age of minutes is safe while writers run;
-  // min_age 0 is safe only when no writer is active.
+  // Removes temp files in .qv-store/tmp/ last changed more than `min_age` ago (by ctime). A
+  // Put's temp file is at most seconds old, and a writer's is changed by each Append, so any
+  // min_age of minutes is safe while puts and steadily appending writers run (a writer that sits
+  // idle for longer than min_age may lose its temp file: its Finish then fails and publishes
+  // nothing); min_age 0 is safe only when no writer is active.
   Result<SweepReport> Sweep(Duration min_age) override;
   std::string Describe() const override;
   std::string ExternalPath(std::string_view key) const override;
@@ -82,6 +95,14 @@ class LocalObjectStore final : public ObjectStore {
   LocalObjectStore(std::string root, LocalStoreOptions options);
 
   std::string PathOf(std::string_view key) const;
+  // A put's temp file in .qv-store/tmp/ (defined in the .cc: it holds a file descriptor).
+  struct TempFile;
+  class Writer;
+  Status CreateTempFile(TempFile* temp);
+  // Steps 1 (after the bytes are written) to 3 of the put protocol for `temp`: shared by Put
+  // and a writer's Finish. An ordinary failure removes the temp file; a sync point that stops
+  // the put leaves it, as a crash would.
+  Result<ObjectMeta> PublishTemp(std::string_view key, TempFile& temp, const PutOptions& options);
   class KeyLock;
   Result<KeyLock> LockKey(std::string_view key);
   int64_t NextStamp(int64_t at_least);

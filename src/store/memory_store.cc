@@ -1,6 +1,7 @@
 #include "store/memory_store.h"
 
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <shared_mutex>
@@ -62,6 +63,19 @@ Result<GetResult> MemoryObjectStore::Get(std::string_view key, std::optional<Byt
   }
   QV_ASSIGN_OR_RETURN(auto span, ResolveRange(range, it->second.data.size()));
   return GetResult{it->second.data.substr(span.first, span.second - span.first), it->second.meta};
+}
+
+Status MemoryObjectStore::ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) {
+  QV_RETURN_IF_ERROR(ValidateKey(key));
+  std::shared_lock lock(shared_->mu);
+  auto it = shared_->objects.find(key);
+  if (it == shared_->objects.end()) {
+    return Status::NotFound(fmt::format("object '{}' not found", key));
+  }
+  const std::string& data = it->second.data;
+  QV_RETURN_IF_ERROR(CheckReadAtRange(key, offset, dst.size(), data.size()));
+  if (!dst.empty()) std::memcpy(dst.data(), data.data() + offset, dst.size());
+  return Status::OK();
 }
 
 Result<ObjectMeta> MemoryObjectStore::Head(std::string_view key) {

@@ -3,6 +3,8 @@
 // Stores opened with the same name in one process share their contents (so a server and a test
 // can both open `memory://t1`). Etags are unique per process ("m-<generation>"); last-modified
 // comes from the injected clock (nanosecond precision). Nothing survives the process.
+// ReadAt copies straight from the stored bytes; writers are ObjectStore's default (buffer, then
+// one Put on Finish), which is exactly what an in-memory object needs anyway.
 // Thread-safety: safe for concurrent use; each operation is atomic (one lock per named store).
 #pragma once
 
@@ -29,6 +31,7 @@ class MemoryObjectStore final : public ObjectStore {
                                                   MemoryStoreOptions options = {});
 
   Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
+  Status ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) override;
   Result<ObjectMeta> Head(std::string_view key) override;
   Result<ObjectMeta> Put(std::string_view key, std::string_view data,
                          const PutOptions& options = {}) override;

@@ -30,6 +30,11 @@ Result<GetResult> PrefixStore::Get(std::string_view key, std::optional<ByteRange
   return result;
 }
 
+Status PrefixStore::ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) {
+  QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
+  return inner_->ReadAt(inner_key, offset, dst);
+}
+
 Result<ObjectMeta> PrefixStore::Head(std::string_view key) {
   QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
   QV_ASSIGN_OR_RETURN(ObjectMeta meta, inner_->Head(inner_key));
@@ -43,6 +48,31 @@ Result<ObjectMeta> PrefixStore::Put(std::string_view key, std::string_view data,
   QV_ASSIGN_OR_RETURN(ObjectMeta meta, inner_->Put(inner_key, data, options));
   Strip(meta);
   return meta;
+}
+
+// Hands back metadata with the caller's key, as Put does.
+class PrefixStore::Writer final : public ForwardingWriter {
+ public:
+  Writer(const PrefixStore* store, std::string key, std::unique_ptr<ObjectWriter> inner)
+      : ForwardingWriter(std::move(key), std::move(inner)), store_(store) {}
+
+ protected:
+  Result<ObjectMeta> FinishImpl() override {
+    QV_ASSIGN_OR_RETURN(ObjectMeta meta, ForwardingWriter::FinishImpl());
+    store_->Strip(meta);
+    return meta;
+  }
+
+ private:
+  const PrefixStore* store_;
+};
+
+Result<std::unique_ptr<ObjectWriter>> PrefixStore::OpenWriter(std::string_view key,
+                                                              const PutOptions& options) {
+  QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
+  QV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> inner, inner_->OpenWriter(inner_key, options));
+  return std::unique_ptr<ObjectWriter>(
+      std::make_unique<Writer>(this, std::string(key), std::move(inner)));
 }
 
 Status PrefixStore::Delete(std::string_view key) {

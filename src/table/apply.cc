@@ -1,12 +1,14 @@
 #include "table/apply.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "format/feature_flags.h"
 #include "format/lance_proto.h"
+#include "table/apply_data.h"
 #include "table/commit.h"
 
 namespace quiver::table {
@@ -69,6 +71,30 @@ void ApplyProject(const Transaction::Project& p, Manifest& m) {
   }
 }
 
+// Delete: fragments that lost rows are replaced by their updated form (a new deletion file);
+// fully deleted ones leave the manifest. Indices keep their fragment bitmaps (Rust prunes them
+// only on compaction).
+Status ApplyDelete(const Transaction::Delete& d, Manifest& m) {
+  std::map<uint64_t, const lance::table::DataFragment*> updated;
+  for (const auto& f : d.updated_fragments()) updated[f.id()] = &f;
+  const std::set<uint64_t> removed(d.deleted_fragment_ids().begin(),
+                                   d.deleted_fragment_ids().end());
+  google::protobuf::RepeatedPtrField<lance::table::DataFragment> kept;
+  for (const auto& fragment : m.fragments()) {
+    if (removed.count(fragment.id()) != 0) continue;
+    auto it = updated.find(fragment.id());
+    *kept.Add() = it != updated.end() ? *it->second : fragment;
+    if (it != updated.end()) updated.erase(it);
+  }
+  if (!updated.empty()) {
+    return Status::InvalidInput(
+        fmt::format("the delete updates fragment {}, which the latest version does not have",
+                    updated.begin()->first));
+  }
+  m.mutable_fragments()->Swap(&kept);
+  return Status::OK();
+}
+
 }  // namespace
 
 void StampManifest(lance::table::Manifest& manifest, uint64_t version, int64_t now_nanos,
@@ -128,11 +154,26 @@ Result<AppliedManifest> ApplyTransaction(const Transaction& txn, const format::M
     case Transaction::kUpdateConfig:
       QV_RETURN_IF_ERROR(ApplyUpdateConfig(txn.update_config(), m));
       break;
+    case Transaction::kAppend:
+      QV_RETURN_IF_ERROR(ApplyAppend(txn.append(), m));
+      break;
+    case Transaction::kOverwrite: {
+      bool drop_indices = false;
+      QV_RETURN_IF_ERROR(ApplyOverwrite(txn.overwrite(), m, &drop_indices));
+      if (drop_indices) {
+        out.index_section = nullptr;
+        m.clear_index_section();
+      }
+      break;
+    }
     case Transaction::kProject:
       ApplyProject(txn.project(), m);
       break;
     case Transaction::kReserveFragments:
       m.set_max_fragment_id(m.max_fragment_id() + txn.reserve_fragments().num_fragments());
+      break;
+    case Transaction::kDelete:
+      QV_RETURN_IF_ERROR(ApplyDelete(txn.delete_(), m));
       break;
     case Transaction::kCreateIndex: {
       // Only index removal (drop_index) is applied here; building indices is not supported.

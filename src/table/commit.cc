@@ -55,11 +55,28 @@ Result<CommitResult> CommitTransaction(ObjectStore& store, Transaction txn,
       RandomBytes(&jitter, sizeof(jitter));
       clock->SleepFor(std::chrono::microseconds(jitter % (500 * static_cast<uint64_t>(attempt))));
     }
-    QV_ASSIGN_OR_RETURN(VersionRef latest_ref, ResolveLatestVersion(store));
-    QV_ASSIGN_OR_RETURN(LoadedManifest latest, LoadManifest(store, latest_ref));
+    Result<VersionRef> resolved = ResolveLatestVersion(store);
+    const bool creating = !resolved.ok() &&
+                          resolved.status().code() == StatusCode::kTableNotFound &&
+                          txn.has_overwrite() && read_version == 0;
+    if (!resolved.ok() && !creating) return resolved.status();
+    VersionRef latest_ref;
+    LoadedManifest latest;
+    if (creating) {
+      // A new dataset: the transaction applies to an empty manifest and becomes version 1.
+      auto empty = std::make_shared<lance::table::Manifest>();
+      empty->mutable_data_format()->set_file_format("lance");
+      empty->mutable_data_format()->set_version(options.new_table_storage_version);
+      latest.file.manifest = std::move(empty);
+      latest_ref.version = 0;
+      latest_ref.naming = format::ManifestNaming::kV2;
+    } else {
+      latest_ref = *resolved;
+      QV_ASSIGN_OR_RETURN(latest, LoadManifest(store, latest_ref));
+    }
     QV_RETURN_IF_ERROR(
         format::CheckWriterFlags(latest.file.manifest->writer_feature_flags(), latest_ref.path));
-    if (latest_ref.version < read_version) {
+    if (!creating && latest_ref.version < read_version) {
       return Status::InvalidInput(fmt::format("read version {} is newer than the latest version {}",
                                               read_version, latest_ref.version));
     }

@@ -30,6 +30,9 @@ inline constexpr std::string_view kWriterLibrary = "quiver";
 struct CommitOptions {
   int max_attempts = 20;
   Clock* clock = nullptr;  // commit timestamps and retry backoff; Clock::Real() when null
+  // An Overwrite with read_version 0 on a store without versions creates the dataset (version 1)
+  // in this data storage version (Lance's `data_format.version`).
+  std::string new_table_storage_version = "2.1";
 };
 
 struct CommitResult {
@@ -41,6 +44,8 @@ struct CommitResult {
 };
 
 // `store` is rooted at the dataset (or branch) root. The transaction's uuid is assigned if empty.
+// An Overwrite with read_version 0 creates the dataset when it has no version yet (AlreadyExists-
+// like ConcurrentModification if another writer created it first).
 // Errors: ConcurrentModification (14) for conflicts (retryable when redoing the operation on the
 // new latest version can work) and for running out of attempts; Unsupported for unknown writer
 // flags or operations quiver cannot apply; InvalidInput if read_version is not a version.

@@ -70,6 +70,51 @@ std::set<std::string> ConfigKeys(const Transaction::Overwrite& o) {
   return keys;
 }
 
+// Fragment ids a Delete or Update changes or removes ("disjoint" in §3.3 is on these).
+std::set<uint64_t> TouchedFragments(const Transaction& t) {
+  std::set<uint64_t> ids;
+  if (t.has_delete_()) {
+    for (const auto& f : t.delete_().updated_fragments()) ids.insert(f.id());
+    ids.insert(t.delete_().deleted_fragment_ids().begin(),
+               t.delete_().deleted_fragment_ids().end());
+  } else if (t.has_update()) {
+    for (const auto& f : t.update().updated_fragments()) ids.insert(f.id());
+    ids.insert(t.update().removed_fragment_ids().begin(), t.update().removed_fragment_ids().end());
+  }
+  return ids;
+}
+
+// A Delete (§3.3, row "Delete / Update"). Where Rust would rebase onto a concurrent change of
+// the same fragment (merging deletion vectors), quiver asks for a retry: redoing the delete on
+// the new latest version reads the merged state.
+Status CheckDeleteConflict(const Transaction& mine, const Transaction& theirs,
+                           uint64_t their_version) {
+  using Op = Transaction::OperationCase;
+  switch (theirs.operation_case()) {
+    case Op::kAppend:
+    case Op::kCreateIndex:
+    case Op::kProject:
+    case Op::kReserveFragments:
+    case Op::kUpdateConfig:
+    case Op::kClone:
+    case Op::kUpdateBases:
+      return Status::OK();
+    case Op::kOverwrite:
+    case Op::kRestore:
+      return Conflict(mine, theirs, their_version, /*retryable=*/false);
+    case Op::kDelete:
+    case Op::kUpdate: {
+      const std::set<uint64_t> a = TouchedFragments(mine);
+      for (uint64_t id : TouchedFragments(theirs)) {
+        if (a.count(id) != 0) return Conflict(mine, theirs, their_version, /*retryable=*/true);
+      }
+      return Status::OK();
+    }
+    default:  // Rewrite, Merge, DataReplacement, anything newer: redo on the new version
+      return Conflict(mine, theirs, their_version, /*retryable=*/true);
+  }
+}
+
 }  // namespace
 
 Status CheckConflict(const Transaction& mine, const Transaction& theirs, uint64_t their_version) {
@@ -116,6 +161,8 @@ Status CheckConflict(const Transaction& mine, const Transaction& theirs, uint64_
       }
       return Status::OK();
     }
+    case Op::kDelete:
+      return CheckDeleteConflict(mine, theirs, their_version);
     default:
       return Status::Unsupported(
           fmt::format("quiver cannot commit a {} transaction yet", OperationName(mine)));

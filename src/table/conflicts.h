@@ -16,7 +16,7 @@ class Transaction;
 namespace quiver::table {
 
 // REQUIRES: `mine` is an operation quiver commits (Restore, UpdateConfig, Project,
-// ReserveFragments); anything else is Unsupported.
+// ReserveFragments, CreateIndex removing indices, Delete); anything else is Unsupported.
 Status CheckConflict(const lance::table::Transaction& mine, const lance::table::Transaction& theirs,
                      uint64_t their_version);
 

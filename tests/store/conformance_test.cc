@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <cstddef>
+#include <cstring>
 #include <random>
 #include <set>
 #include <string>
@@ -26,6 +28,21 @@ class ConformanceTest : public ::testing::TestWithParam<StackSpec> {
     auto got = store_->Get(key);
     EXPECT_TRUE(got.ok()) << key << ": " << got.status().ToString();
     return got.ok() ? got->data : std::string();
+  }
+
+  // ReadAt into a fresh buffer of `length` bytes; the bytes read, or the error.
+  Result<std::string> ReadAt(const std::string& key, uint64_t offset, size_t length) {
+    std::string buffer(length, '\xee');
+    QV_RETURN_IF_ERROR(store_->ReadAt(key, offset, std::as_writable_bytes(std::span(buffer))));
+    return buffer;
+  }
+
+  // Opens a writer that must open.
+  std::unique_ptr<ObjectWriter> MustOpenWriter(const std::string& key,
+                                               const PutOptions& options = {}) {
+    auto writer = store_->OpenWriter(key, options);
+    EXPECT_TRUE(writer.ok()) << key << ": " << writer.status().ToString();
+    return writer.ok() ? std::move(*writer) : nullptr;
   }
 
   std::vector<std::string> AllKeys(const std::string& prefix = "") {
@@ -99,6 +116,218 @@ TEST_P(ConformanceTest, ByteRanges) {
   EXPECT_EQ(get(0, 0)->data, "");
   EXPECT_EQ(get(3, 2)->meta.size, 10u) << "metadata describes the whole object";
   EXPECT_TRUE(get(11, 1).status().IsInvalidInput());
+}
+
+TEST_P(ConformanceTest, ReadAtFillsTheBufferWithExactlyTheRequestedBytes) {
+  std::string binary("0123456789");
+  binary[5] = '\0';
+  ASSERT_TRUE(store_->Put("r/obj", binary).ok());
+  EXPECT_EQ(*ReadAt("r/obj", 0, 3), binary.substr(0, 3)) << "start";
+  EXPECT_EQ(*ReadAt("r/obj", 4, 3), binary.substr(4, 3)) << "middle, across a NUL byte";
+  EXPECT_EQ(*ReadAt("r/obj", 7, 3), binary.substr(7, 3)) << "up to the end";
+  EXPECT_EQ(*ReadAt("r/obj", 0, 10), binary) << "all of it";
+  EXPECT_EQ(*ReadAt("r/obj", 5, 0), "") << "zero bytes inside";
+  EXPECT_EQ(*ReadAt("r/obj", 10, 0), "") << "zero bytes at the end";
+  ASSERT_TRUE(store_->Put("r/empty", "").ok());
+  EXPECT_EQ(*ReadAt("r/empty", 0, 0), "");
+}
+
+TEST_P(ConformanceTest, ReadAtPastTheEndIsInvalidInputNamingKeyOffsetAndSize) {
+  ASSERT_TRUE(store_->Put("r/obj", "0123456789").ok());
+  for (auto [offset, length] : std::vector<std::pair<uint64_t, size_t>>{
+           {8, 3}, {0, 11}, {10, 1}, {11, 0}, {UINT64_MAX, 1}, {UINT64_MAX - 2, 5}}) {
+    SCOPED_TRACE(::testing::Message() << "offset " << offset << " length " << length);
+    auto read = ReadAt("r/obj", offset, length);
+    ASSERT_FALSE(read.ok());
+    EXPECT_TRUE(read.status().IsInvalidInput()) << read.status().ToString();
+    const std::string& message = read.status().message();
+    for (const std::string& part :
+         {std::string("r/obj"), std::to_string(offset), std::string("10")}) {
+      EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' in: " << message;
+    }
+  }
+  ASSERT_TRUE(store_->Put("r/empty", "").ok());
+  EXPECT_TRUE(ReadAt("r/empty", 0, 1).status().IsInvalidInput());
+}
+
+TEST_P(ConformanceTest, ReadAtOfAMissingKeyOrAPrefixIsNotFound) {
+  EXPECT_TRUE(ReadAt("nope", 0, 0).status().IsNotFound());
+  EXPECT_TRUE(ReadAt("no/such/dir/key", 0, 4).status().IsNotFound());
+  ASSERT_TRUE(store_->Put("dir/child", "x").ok());
+  EXPECT_TRUE(ReadAt("dir", 0, 0).status().IsNotFound()) << "a prefix is not an object";
+}
+
+TEST_P(ConformanceTest, ReadAtAgreesWithRangedGetsOfALargeObject) {
+  std::mt19937 rng(7);
+  std::string data(3 << 20, '\0');
+  for (char& c : data) c = static_cast<char>(rng());
+  ASSERT_TRUE(store_->Put("big/random", data).ok());
+  std::uniform_int_distribution<uint64_t> pick(0, data.size());
+  for (int i = 0; i < 40; ++i) {
+    uint64_t a = pick(rng);
+    uint64_t b = pick(rng);
+    if (a > b) std::swap(a, b);
+    auto read = ReadAt("big/random", a, b - a);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    ASSERT_TRUE(*read == data.substr(a, b - a)) << "[" << a << ", " << b << ")";
+  }
+}
+
+TEST_P(ConformanceTest, WriterPublishesTheConcatenationOfItsAppends) {
+  auto writer = MustOpenWriter("w/obj");
+  ASSERT_NE(writer, nullptr);
+  EXPECT_EQ(writer->key(), "w/obj");
+  std::string expected;
+  for (std::string part : {std::string("abc"), std::string(), std::string("d\0e", 3),
+                           std::string(70000, 'x'), std::string("tail")}) {
+    ASSERT_TRUE(writer->Append(part).ok());
+    expected += part;
+    EXPECT_EQ(writer->bytes_written(), expected.size());
+  }
+  auto meta = writer->Finish();
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_EQ(meta->key, "w/obj");
+  EXPECT_EQ(meta->size, expected.size());
+  EXPECT_TRUE(MustGet("w/obj") == expected);
+  auto head = store_->Head("w/obj");
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->etag, meta->etag);
+  EXPECT_EQ(head->last_modified_nanos, meta->last_modified_nanos);
+  // Closed after Finish; destroying it now changes nothing.
+  EXPECT_TRUE(writer->Append("more").IsInvalidInput());
+  EXPECT_TRUE(writer->Finish().status().IsInvalidInput());
+  writer.reset();
+  EXPECT_TRUE(MustGet("w/obj") == expected);
+}
+
+TEST_P(ConformanceTest, WriterWithNoAppendsPublishesAnEmptyObject) {
+  auto writer = MustOpenWriter("w/empty", PutOptions::CreateOnly());
+  ASSERT_NE(writer, nullptr);
+  auto meta = writer->Finish();
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_EQ(meta->size, 0u);
+  EXPECT_EQ(MustGet("w/empty"), "");
+}
+
+TEST_P(ConformanceTest, NothingIsVisibleBeforeFinish) {
+  ASSERT_TRUE(store_->Put("w/replaced", "old").ok());
+  auto fresh = MustOpenWriter("w/fresh");
+  auto replacing = MustOpenWriter("w/replaced");
+  ASSERT_TRUE(fresh && replacing);
+  ASSERT_TRUE(fresh->Append("new bytes").ok());
+  ASSERT_TRUE(replacing->Append("new bytes").ok());
+  EXPECT_EQ(AllKeys(), std::vector<std::string>{"w/replaced"});
+  EXPECT_TRUE(store_->Get("w/fresh").status().IsNotFound());
+  EXPECT_TRUE(store_->Head("w/fresh").status().IsNotFound());
+  EXPECT_TRUE(ReadAt("w/fresh", 0, 0).status().IsNotFound());
+  EXPECT_EQ(MustGet("w/replaced"), "old");
+  ASSERT_TRUE(fresh->Finish().ok());
+  ASSERT_TRUE(replacing->Finish().ok());
+  EXPECT_EQ(AllKeys(), (std::vector<std::string>{"w/fresh", "w/replaced"}));
+  EXPECT_EQ(MustGet("w/fresh"), "new bytes");
+  EXPECT_EQ(MustGet("w/replaced"), "new bytes");
+}
+
+TEST_P(ConformanceTest, AbortedAndDestroyedWritersLeaveNothing) {
+  ASSERT_TRUE(store_->Put("w/kept", "old").ok());
+  {
+    auto writer = MustOpenWriter("w/aborted");
+    ASSERT_NE(writer, nullptr);
+    ASSERT_TRUE(writer->Append("doomed").ok());
+    writer->Abort();
+    writer->Abort();  // idempotent
+    EXPECT_TRUE(writer->Append("x").IsInvalidInput());
+    EXPECT_TRUE(writer->Finish().status().IsInvalidInput());
+  }
+  {
+    auto writer = MustOpenWriter("w/dropped");
+    ASSERT_NE(writer, nullptr);
+    ASSERT_TRUE(writer->Append(std::string(100000, 'd')).ok());
+  }  // destroyed unfinished
+  {
+    auto writer = MustOpenWriter("w/kept");
+    ASSERT_NE(writer, nullptr);
+    ASSERT_TRUE(writer->Append("new").ok());
+  }  // destroyed unfinished: the old object stays
+  EXPECT_EQ(AllKeys(), std::vector<std::string>{"w/kept"});
+  EXPECT_EQ(MustGet("w/kept"), "old");
+  EXPECT_TRUE(store_->Get("w/aborted").status().IsNotFound());
+  EXPECT_TRUE(store_->Get("w/dropped").status().IsNotFound());
+}
+
+TEST_P(ConformanceTest, WriterCreateOnlyNeverOverwrites) {
+  ASSERT_TRUE(store_->Put("w/c", "original").ok());
+  auto late = MustOpenWriter("w/c", PutOptions::CreateOnly());
+  ASSERT_NE(late, nullptr);
+  ASSERT_TRUE(late->Append("intruder").ok());
+  auto finished = late->Finish();
+  EXPECT_TRUE(finished.status().IsAlreadyExists()) << finished.status().ToString();
+  EXPECT_EQ(MustGet("w/c"), "original");
+  EXPECT_TRUE(late->Finish().status().IsInvalidInput()) << "a failed Finish closes the writer";
+
+  // Two writers racing for a new key: the first to finish wins, whatever the open order.
+  auto first = MustOpenWriter("w/race", PutOptions::CreateOnly());
+  auto second = MustOpenWriter("w/race", PutOptions::CreateOnly());
+  ASSERT_TRUE(first && second);
+  ASSERT_TRUE(first->Append("first").ok());
+  ASSERT_TRUE(second->Append("second").ok());
+  ASSERT_TRUE(second->Finish().ok());
+  EXPECT_TRUE(first->Finish().status().IsAlreadyExists());
+  EXPECT_EQ(MustGet("w/race"), "second");
+  EXPECT_EQ(AllKeys(), (std::vector<std::string>{"w/c", "w/race"}));
+}
+
+TEST_P(ConformanceTest, WriterIfMatchReplacesOnlyTheExpectedVersion) {
+  auto v1 = store_->Put("w/m", "v1");
+  ASSERT_TRUE(v1.ok());
+  auto stale = MustOpenWriter("w/m", PutOptions::IfMatch(v1->etag));
+  auto current = MustOpenWriter("w/m", PutOptions::IfMatch(v1->etag));
+  ASSERT_TRUE(stale && current);
+  ASSERT_TRUE(current->Append("v2").ok());
+  auto v2 = current->Finish();
+  ASSERT_TRUE(v2.ok()) << v2.status().ToString();
+  EXPECT_NE(v2->etag, v1->etag);
+  ASSERT_TRUE(stale->Append("v3").ok());
+  auto lost = stale->Finish();
+  EXPECT_TRUE(lost.status().IsConflict()) << lost.status().ToString();
+  EXPECT_TRUE(lost.status().retryable());
+  EXPECT_EQ(MustGet("w/m"), "v2");
+  auto missing = MustOpenWriter("w/absent", PutOptions::IfMatch(v2->etag));
+  ASSERT_NE(missing, nullptr);
+  EXPECT_TRUE(missing->Finish().status().IsConflict());
+  EXPECT_TRUE(store_->Get("w/absent").status().IsNotFound());
+  EXPECT_TRUE(store_->OpenWriter("w/m", PutOptions::IfMatch("")).status().IsInvalidInput());
+  EXPECT_EQ(AllKeys(), std::vector<std::string>{"w/m"});
+}
+
+TEST_P(ConformanceTest, WriterStreamsA20MiBObjectIn1MiBAppends) {
+  constexpr size_t kChunk = 1 << 20;
+  constexpr int kChunks = 20;
+  auto chunk = [](int i) {
+    std::string c(kChunk, '\0');
+    for (size_t j = 0; j < kChunk; j += 8) {
+      uint64_t v = (uint64_t{static_cast<unsigned>(i)} << 32) | j;
+      std::memcpy(c.data() + j, &v, 8);
+    }
+    return c;
+  };
+  auto writer = MustOpenWriter("w/big", PutOptions::CreateOnly());
+  ASSERT_NE(writer, nullptr);
+  for (int i = 0; i < kChunks; ++i) ASSERT_TRUE(writer->Append(chunk(i)).ok()) << i;
+  EXPECT_EQ(writer->bytes_written(), kChunk * kChunks);
+  auto meta = writer->Finish();
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();
+  EXPECT_EQ(meta->size, kChunk * kChunks);
+  EXPECT_EQ(store_->Head("w/big")->size, kChunk * kChunks);
+  for (int i : {0, 7, kChunks - 1}) {
+    auto read = ReadAt("w/big", uint64_t{kChunk} * i, kChunk);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    EXPECT_TRUE(*read == chunk(i)) << "chunk " << i;
+  }
+  // A read straddling two appends.
+  auto straddle = ReadAt("w/big", kChunk * 3 - 16, 32);
+  ASSERT_TRUE(straddle.ok());
+  EXPECT_TRUE(*straddle == chunk(2).substr(kChunk - 16) + chunk(3).substr(0, 16));
 }
 
 TEST_P(ConformanceTest, CreateOnlyCreatesOnceAndNeverOverwrites) {
@@ -230,6 +459,9 @@ TEST_P(ConformanceTest, BadKeysAreInvalidInputAndTouchNothing) {
     EXPECT_TRUE(store_->Delete(key).IsInvalidInput());
     EXPECT_TRUE(store_->Copy("good", key).IsInvalidInput());
     EXPECT_TRUE(store_->Copy(key, "copy").IsInvalidInput());
+    EXPECT_TRUE(ReadAt(key, 0, 0).status().IsInvalidInput());
+    EXPECT_TRUE(store_->OpenWriter(key).status().IsInvalidInput());
+    EXPECT_TRUE(store_->OpenWriter(key, PutOptions::CreateOnly()).status().IsInvalidInput());
   }
   EXPECT_EQ(AllKeys(), std::vector<std::string>{"good"});
 }

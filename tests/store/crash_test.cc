@@ -1,4 +1,5 @@
-// kill -9 at every step of a put: a writer process is stopped at a sync point and killed with
+// kill -9 at every step of a put, made with Put or with a streaming writer (OpenWriter; its
+// Finish runs the same steps): a writer process is stopped at a sync point and killed with
 // SIGKILL by the test. Afterwards the key holds nothing or the complete old or new bytes (never a
 // mix), leftover temp files are invisible to List, and Sweep removes exactly them.
 #include <signal.h>
@@ -35,12 +36,12 @@ const Step kSteps[] = {
     {store_points::kPutDone, true, false, false},
 };
 
-using Param = std::tuple<StackSpec, PutMode, int /*step index*/>;
+using Param = std::tuple<StackSpec, PutMode, int /*step index*/, bool /*via OpenWriter*/>;
 
 class KillNineTest : public ::testing::TestWithParam<Param> {};
 
 TEST_P(KillNineTest, KeyHoldsOldOrNewBytesAndSweepRemovesLeftovers) {
-  const auto& [spec, mode, step_index] = GetParam();
+  const auto& [spec, mode, step_index, via_writer] = GetParam();
   const Step& step = kSteps[step_index];
   TempDir root;
   const bool had_old = mode != PutMode::kCreateOnly;
@@ -70,7 +71,16 @@ TEST_P(KillNineTest, KeyHoldsOldOrNewBytesAndSweepRemovesLeftovers) {
       while (true) ::pause();  // wait here for SIGKILL
       return Status::OK();
     });
-    (void)store->Put("k", kNew, options);
+    if (via_writer) {
+      auto writer = store->OpenWriter("k", options);
+      if (!writer.ok()) ::_exit(4);
+      for (size_t at = 0; at < kNew.size(); at += 1 << 20) {
+        if (!(*writer)->Append(std::string_view(kNew).substr(at, 1 << 20)).ok()) ::_exit(5);
+      }
+      (void)(*writer)->Finish();
+    } else {
+      (void)store->Put("k", kNew, options);
+    }
     ::_exit(10);  // the step was never reached
   }
   ::close(notify[1]);
@@ -129,12 +139,13 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::ValuesIn(CrashStacks()),
                        ::testing::Values(PutMode::kOverwrite, PutMode::kCreateOnly,
                                          PutMode::kIfMatch),
-                       ::testing::Range(0, static_cast<int>(std::size(kSteps)))),
+                       ::testing::Range(0, static_cast<int>(std::size(kSteps))), ::testing::Bool()),
     [](const ::testing::TestParamInfo<Param>& param_info) {
       std::string point = kSteps[std::get<2>(param_info.param)].point;
       point = point.substr(point.rfind('.') + 1);
       return std::get<0>(param_info.param).name + "_" +
-             std::string(PutModeName(std::get<1>(param_info.param))) + "_" + point;
+             std::string(PutModeName(std::get<1>(param_info.param))) + "_" + point +
+             (std::get<3>(param_info.param) ? "_writer" : "");
     });
 
 }  // namespace

@@ -42,6 +42,27 @@ TEST(PrefixStoreTest, MapsKeysIntoASubtreeAndBack) {
   EXPECT_EQ((*store)->ExternalPath("ns/t.json"), "memory:/proj/wh/ns/t.json");
 }
 
+TEST(PrefixStoreTest, ReadAtAndWritersWorkInsideTheSubtree) {
+  auto inner = MemoryObjectStore::Create();
+  auto store = PrefixStore::Make(inner, "proj/wh");
+  ASSERT_TRUE(store.ok());
+  auto writer = (*store)->OpenWriter("ns/data.lance", PutOptions::CreateOnly());
+  ASSERT_TRUE(writer.ok());
+  EXPECT_EQ((*writer)->key(), "ns/data.lance");
+  ASSERT_TRUE((*writer)->Append("0123").ok());
+  ASSERT_TRUE((*writer)->Append("4567").ok());
+  EXPECT_TRUE(inner->ListAll("")->empty());
+  auto meta = (*writer)->Finish();
+  ASSERT_TRUE(meta.ok());
+  EXPECT_EQ(meta->key, "ns/data.lance") << "the prefix is stripped";
+  EXPECT_EQ(inner->Get("proj/wh/ns/data.lance")->data, "01234567");
+  std::string buffer(3, '\0');
+  ASSERT_TRUE((*store)->ReadAt("ns/data.lance", 2, std::as_writable_bytes(std::span(buffer))).ok());
+  EXPECT_EQ(buffer, "234");
+  EXPECT_TRUE((*store)->OpenWriter("../escape").status().IsInvalidInput());
+  EXPECT_TRUE((*store)->ReadAt("../escape", 0, {}).IsInvalidInput());
+}
+
 TEST(PrefixStoreTest, RejectsABadPrefix) {
   auto inner = MemoryObjectStore::Create();
   EXPECT_TRUE(PrefixStore::Make(inner, "").status().IsInvalidInput());
@@ -86,6 +107,46 @@ TEST(CountingStoreTest, CountsCallsPerKindModeAndFailure) {
       << after.ToString();
   store->Reset();
   EXPECT_EQ(store->Snapshot().TotalCalls(), 0u);
+}
+
+TEST(CountingStoreTest, CountsReadAtAndAFinishedWriterAsOnePut) {
+  auto store = std::make_shared<CountingStore>(MemoryObjectStore::Create());
+  ASSERT_TRUE(store->Put("a", "0123").ok());
+  StoreCounts before = store->Snapshot();
+  std::byte buffer[2];
+  EXPECT_TRUE(store->ReadAt("a", 1, buffer).ok());
+  EXPECT_FALSE(store->ReadAt("a", 3, buffer).ok());
+  EXPECT_FALSE(store->ReadAt("missing", 0, buffer).ok());
+  {
+    auto writer = store->OpenWriter("w", PutOptions::CreateOnly());
+    ASSERT_TRUE(writer.ok());
+    for (int i = 0; i < 5; ++i) ASSERT_TRUE((*writer)->Append("x").ok());
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+  {
+    auto lost = store->OpenWriter("w", PutOptions::CreateOnly());
+    ASSERT_TRUE(lost.ok());
+    EXPECT_TRUE((*lost)->Finish().status().IsAlreadyExists());
+  }
+  {
+    auto aborted = store->OpenWriter("v");
+    ASSERT_TRUE(aborted.ok());
+    ASSERT_TRUE((*aborted)->Append("x").ok());
+    (*aborted)->Abort();
+    auto dropped = store->OpenWriter("v");
+    ASSERT_TRUE(dropped.ok());
+  }
+  EXPECT_FALSE(store->OpenWriter("bad//key").ok());
+  StoreCounts delta = store->Snapshot().Since(before);
+  EXPECT_EQ(delta.Calls(StoreOp::kReadAt), 3u);
+  EXPECT_EQ(delta.Errors(StoreOp::kReadAt), 2u);
+  EXPECT_EQ(delta.Calls(StoreOp::kPut), 3u) << "two Finishes and one failed OpenWriter";
+  EXPECT_EQ(delta.Errors(StoreOp::kPut), 2u);
+  EXPECT_EQ(delta.Puts(PutMode::kCreateOnly), 2u);
+  EXPECT_EQ(delta.Puts(PutMode::kOverwrite), 1u);
+  EXPECT_EQ(delta.Calls(StoreOp::kGet), 0u) << "ReadAt is its own kind";
+  EXPECT_EQ(delta.TotalCalls(), 6u) << "appends and abandoned writers count nothing";
+  EXPECT_NE(delta.ToString().find("read_at=3[2 failed]"), std::string::npos) << delta.ToString();
 }
 
 TEST(FaultInjectingStoreTest, FailNthFailsExactlyThatCallWithoutTouchingTheStore) {
@@ -166,6 +227,34 @@ TEST(FaultInjectingStoreTest, CrashOnMemoryBackendPublishesNothing) {
   ASSERT_TRUE(store.CrashNthPutBeforePublish(1).ok());
   EXPECT_EQ(store.Put("k", "v").status().subcode(), Subcode::kInjected);
   EXPECT_TRUE(inner->Get("k").status().IsNotFound());
+}
+
+TEST(FaultInjectingStoreTest, ReadAtFailuresAreInjectedAsKReadAt) {
+  auto inner = MemoryObjectStore::Create();
+  ASSERT_TRUE(inner->Put("a", "0123").ok());
+  FaultInjectingStore store(inner);
+  store.FailNth(StoreOp::kReadAt, 2, Status::IOError("bad sector"));
+  std::byte buffer[2];
+  EXPECT_TRUE(store.ReadAt("a", 0, buffer).ok());
+  EXPECT_TRUE(store.ReadAt("a", 0, buffer).IsIOError());
+  EXPECT_TRUE(store.ReadAt("a", 0, buffer).ok());
+  EXPECT_TRUE(store.Get("a").ok()) << "gets are another kind";
+}
+
+TEST(LatencyStoreTest, ReadAtWaitsItsOwnDelayAndAWriterOnePutDelay) {
+  ManualClock clock(0);
+  LatencyStore store(MemoryObjectStore::Create(), &clock);
+  store.SetDelay(StoreOp::kPut, std::chrono::milliseconds(20));
+  store.SetDelay(StoreOp::kReadAt, std::chrono::milliseconds(2));
+  auto writer = store.OpenWriter("a");
+  ASSERT_TRUE(writer.ok());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE((*writer)->Append("x").ok());
+  EXPECT_EQ(clock.NowNanos(), 0) << "appends are not round trips";
+  ASSERT_TRUE((*writer)->Finish().ok());
+  EXPECT_EQ(clock.NowNanos(), 20'000'000);
+  std::byte buffer[3];
+  ASSERT_TRUE(store.ReadAt("a", 0, buffer).ok());
+  EXPECT_EQ(clock.NowNanos(), 22'000'000);
 }
 
 TEST(LatencyStoreTest, DelaysEachKindThroughTheInjectedClock) {

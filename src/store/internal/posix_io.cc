@@ -38,22 +38,27 @@ Status WriteAll(int fd, std::string_view data, std::string_view what) {
   return Status::OK();
 }
 
-Result<std::string> ReadRange(int fd, uint64_t begin, uint64_t end, std::string_view what) {
-  std::string out(end - begin, '\0');
-  uint64_t done = 0;
-  while (begin + done < end) {
+Status ReadFull(int fd, uint64_t offset, std::span<std::byte> dst, std::string_view what) {
+  size_t done = 0;
+  while (done < dst.size()) {
     ssize_t n =
-        ::pread(fd, out.data() + done, end - begin - done, static_cast<off_t>(begin + done));
+        ::pread(fd, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       return StatusFromErrno(errno, fmt::format("reading {}", what));
     }
     if (n == 0) {
-      return Status::Corruption(
-          fmt::format("{} ended at byte {}, expected {}", what, begin + done, end));
+      return Status::Corruption(fmt::format("{} ended at byte {}, expected {}", what, offset + done,
+                                            offset + dst.size()));
     }
-    done += static_cast<uint64_t>(n);
+    done += static_cast<size_t>(n);
   }
+  return Status::OK();
+}
+
+Result<std::string> ReadRange(int fd, uint64_t begin, uint64_t end, std::string_view what) {
+  std::string out(end - begin, '\0');
+  QV_RETURN_IF_ERROR(ReadFull(fd, begin, std::as_writable_bytes(std::span(out)), what));
   return out;
 }
 

@@ -6,7 +6,9 @@
 
 #include <sys/stat.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -38,6 +40,9 @@ class UniqueFd {
 };
 
 Status WriteAll(int fd, std::string_view data, std::string_view what);
+// Fills `dst` from byte `offset` with pread (retrying EINTR and short reads); Corruption if the
+// file ends first.
+Status ReadFull(int fd, uint64_t offset, std::span<std::byte> dst, std::string_view what);
 // Reads [begin, end) with pread; Corruption if the file is shorter than `end`.
 Result<std::string> ReadRange(int fd, uint64_t begin, uint64_t end, std::string_view what);
 // fsync() of a directory, so that entries created/renamed in it survive a crash.

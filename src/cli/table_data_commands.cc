@@ -1,0 +1,246 @@
+#include "cli/table_data_commands.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "arrow/ipc/io.h"
+#include "arrow/ipc/reader.h"
+#include "arrow/ipc/writer.h"
+#include "arrow/json_lines.h"
+#include "cli/cli_util.h"
+#include "table/dataset.h"
+#include "table/scan.h"
+#include "table/write.h"
+
+namespace quiver::cli {
+namespace {
+
+struct HeadArgs {
+  std::string uri;
+  uint64_t rows = 10;
+  std::string columns;
+  std::optional<uint64_t> version;
+  bool json = false;
+};
+
+std::vector<std::string> SplitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+// A cell of the text table: the JSON rendering, with top-level strings unquoted, cut to fit.
+std::string Cell(const arrow::ArrayData& column, int64_t row) {
+  std::string v = arrow::ValueToJson(column, row);
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+  constexpr size_t kMaxWidth = 48;
+  if (v.size() > kMaxWidth) v = v.substr(0, kMaxWidth - 3) + "...";
+  return v;
+}
+
+void PrintTable(const arrow::Schema& schema, const std::vector<arrow::RecordBatch>& batches) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header;
+  for (const auto& f : schema.fields) header.push_back(f.name);
+  std::vector<size_t> widths;
+  for (const auto& h : header) widths.push_back(h.size());
+  for (const auto& batch : batches) {
+    for (int64_t r = 0; r < batch.length; ++r) {
+      std::vector<std::string> row;
+      for (size_t c = 0; c < batch.columns.size(); ++c) {
+        row.push_back(Cell(*batch.columns[c], r));
+        widths[c] = std::max(widths[c], row.back().size());
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  auto print = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t c = 0; c < cells.size(); ++c) {
+      if (c > 0) line += "  ";
+      line += cells[c];
+      if (c + 1 < cells.size()) line.append(widths[c] - cells[c].size(), ' ');
+    }
+    std::cout << line << "\n";
+  };
+  print(header);
+  for (const auto& row : rows) print(row);
+  std::cout << fmt::format("({} row{})\n", rows.size(), rows.size() == 1 ? "" : "s");
+}
+
+// A scan of one version (the latest when `version` is empty) of the dataset at `uri`.
+Result<std::unique_ptr<arrow::BatchStream>> ScanVersion(const std::string& uri,
+                                                        std::optional<uint64_t> version,
+                                                        table::ScanOptions scan) {
+  QV_ASSIGN_OR_RETURN(auto root, OpenExistingStore(uri));
+  table::OpenOptions open;
+  open.version = version;
+  QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(root, open));
+  return table::Scan(dataset, scan);
+}
+
+int RunHead(const HeadArgs& args) {
+  table::ScanOptions scan;
+  scan.columns = SplitComma(args.columns);
+  scan.limit = args.rows;
+  scan.batch_rows = static_cast<uint32_t>(std::clamp<uint64_t>(args.rows, 1, 8192));
+  auto stream = ScanVersion(args.uri, args.version, scan);
+  if (!stream.ok()) return Fail(stream.status());
+  std::vector<arrow::RecordBatch> batches;
+  while (true) {
+    auto batch = (*stream)->Next();
+    if (!batch.ok()) return Fail(batch.status());
+    if (!*batch) break;
+    if (args.json) {
+      std::string out;
+      Status s = arrow::WriteJsonLines(**batch, &out);
+      if (!s.ok()) return Fail(s);
+      std::cout << out;
+    } else {
+      batches.push_back(std::move(**batch));
+    }
+  }
+  if (!args.json) PrintTable(*(*stream)->schema(), batches);
+  std::cout.flush();
+  return 0;
+}
+
+struct ImportArgs {
+  std::string uri;
+  std::string from;
+  std::string mode = "append";
+  uint64_t max_rows_per_file = 1024 * 1024;
+};
+
+// The root store of a dataset that may not exist yet (import creates it).
+Result<std::shared_ptr<ObjectStore>> OpenOrCreateRoot(const std::string& uri) {
+  auto existing = OpenExistingStore(uri);
+  if (existing.ok()) return existing;
+  if (uri.find("://") != std::string::npos && uri.rfind("file://", 0) != 0) return existing;
+  const std::string path = uri.rfind("file://", 0) == 0 ? uri.substr(7) : uri;
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Status::IOError("cannot create " + path + ": " + ec.message());
+  return OpenExistingStore(uri);
+}
+
+int RunImport(const ImportArgs& args) {
+  table::WriteOptions options;
+  if (args.mode == "append") {
+    options.mode = table::WriteMode::kAppend;
+  } else if (args.mode == "overwrite") {
+    options.mode = table::WriteMode::kOverwrite;
+  } else if (args.mode == "create") {
+    options.mode = table::WriteMode::kCreate;
+  } else {
+    return Fail(Status::InvalidInput("--mode must be append, overwrite or create"));
+  }
+  options.max_rows_per_file = args.max_rows_per_file;
+  auto root = OpenOrCreateRoot(args.uri);
+  if (!root.ok()) return Fail(root.status());
+  // Appending to a table that does not exist yet creates it.
+  if (options.mode == table::WriteMode::kAppend && !table::Dataset::Open(*root).ok()) {
+    options.mode = table::WriteMode::kCreate;
+  }
+  const int fd = args.from == "-" ? STDIN_FILENO : ::open(args.from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Fail(StatusFromErrno(errno, "opening " + args.from));
+  auto reader = arrow::ipc::StreamReader::Open(std::make_unique<arrow::ipc::FdInputStream>(fd));
+  if (!reader.ok()) {
+    if (fd != STDIN_FILENO) ::close(fd);
+    return Fail(reader.status().WithContext(args.from));
+  }
+  auto written = table::WriteData(table::CommitTarget{*root, std::nullopt}, **reader, options);
+  if (fd != STDIN_FILENO) ::close(fd);
+  if (!written.ok()) return Fail(written.status());
+  std::cout << fmt::format("wrote {} rows in {} fragments ({} bytes); version {}\n", written->rows,
+                           written->fragments, written->bytes, written->commit.version);
+  return 0;
+}
+
+struct ExportArgs {
+  std::string uri;
+  std::string to;
+  std::optional<uint64_t> version;
+  std::string columns;
+};
+
+int RunExport(const ExportArgs& args) {
+  table::ScanOptions scan;
+  scan.columns = SplitComma(args.columns);
+  auto stream = ScanVersion(args.uri, args.version, scan);
+  if (!stream.ok()) return Fail(stream.status());
+  const int fd = args.to == "-"
+                     ? STDOUT_FILENO
+                     : ::open(args.to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Fail(StatusFromErrno(errno, "creating " + args.to));
+  arrow::ipc::FdSink sink(fd);
+  uint64_t rows = 0;
+  Status status = [&]() -> Status {
+    QV_ASSIGN_OR_RETURN(auto writer, arrow::ipc::StreamWriter::Open(&sink, (*stream)->schema()));
+    while (true) {
+      QV_ASSIGN_OR_RETURN(auto batch, (*stream)->Next());
+      if (!batch) break;
+      rows += static_cast<uint64_t>(batch->length);
+      QV_RETURN_IF_ERROR(writer->Write(*batch));
+    }
+    return writer->Finish();
+  }();
+  if (fd != STDOUT_FILENO && ::close(fd) != 0 && status.ok()) {
+    status = StatusFromErrno(errno, "closing " + args.to);
+  }
+  if (!status.ok()) return Fail(status);
+  if (args.to != "-") std::cerr << fmt::format("exported {} rows to {}\n", rows, args.to);
+  return 0;
+}
+
+}  // namespace
+
+void AddTableDataCommands(CLI::App& table, int* exit_code) {
+  auto head_args = std::make_shared<HeadArgs>();
+  CLI::App* head = table.add_subcommand("head", "Print the first rows of a dataset version");
+  head->add_option("uri", head_args->uri, "dataset root")->required();
+  head->add_option("-n,--rows", head_args->rows, "how many rows (default 10)");
+  head->add_option("--columns", head_args->columns, "top-level columns to show, comma-separated");
+  head->add_option("--version", head_args->version, "a version number (default: the latest)");
+  head->add_flag("--json", head_args->json,
+                 "JSON Lines: one object per row (64-bit integers beyond 2^53, NaN/Inf and "
+                 "decimals as strings; binary as base64; dates and timestamps as ISO-8601)");
+  head->callback([head_args, exit_code] { *exit_code = RunHead(*head_args); });
+
+  auto import_args = std::make_shared<ImportArgs>();
+  CLI::App* import = table.add_subcommand(
+      "import", "Write rows from an Arrow IPC stream into a dataset (creating it if missing)");
+  import->add_option("uri", import_args->uri, "dataset root")->required();
+  import->add_option("--from", import_args->from, "Arrow IPC stream file ('-' = stdin)")
+      ->required();
+  import->add_option("--mode", import_args->mode,
+                     "append (default; creates a missing table), overwrite or create");
+  import->add_option("--max-rows-per-file", import_args->max_rows_per_file,
+                     "rows per data file / fragment (default 1048576)");
+  import->callback([import_args, exit_code] { *exit_code = RunImport(*import_args);
+});
+
+auto export_args = std::make_shared<ExportArgs>();
+CLI::App* exp = table.add_subcommand("export", "Write a dataset version as an Arrow IPC stream");
+exp->add_option("uri", export_args->uri, "dataset root")->required();
+exp->add_option("--to", export_args->to, "output file ('-' = stdout)")->required();
+exp->add_option("--version", export_args->version, "a version number (default: the latest)");
+exp->add_option("--columns", export_args->columns, "top-level columns, comma-separated");
+exp->callback([export_args, exit_code] { *exit_code = RunExport(*export_args); });
+}  // namespace quiver::cli
+
+}  // namespace quiver::cli

@@ -1,0 +1,45 @@
+// Lance schemas as Arrow schemas: the logical type strings Lance stores (lance-file-format.md
+// §1.3) mapped to arrow::DataType and back, and which fields of a 2.1 data file own a column.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "arrow/type.h"
+#include "common/result.h"
+#include "format/schema.h"
+
+namespace quiver::format {
+
+// The Arrow type of a Lance field (its logical type string, plus its children for structs and
+// lists). Unsupported for Lance types the columnar model does not have (time, duration, map,
+// blob, decimal256, ...), naming the field.
+Result<arrow::DataType> ToArrowType(const SchemaField& field);
+Result<arrow::Field> ToArrowField(const SchemaField& field);
+// Field metadata carries over; the Lance field id is not put into the Arrow metadata.
+Result<arrow::Schema> ToArrowSchema(const Schema& schema);
+
+// The Lance logical type string of an Arrow type (the inverse of ToArrowType for every type the
+// model has; structs and lists give "struct" / "list" / "large_list", their children being
+// separate Lance fields). "list.struct" is what Lance writes for a list of structs.
+Result<std::string> ToLogicalType(const arrow::DataType& type);
+
+// The Lance schema for a new table with this Arrow schema: field ids assigned in pre-order from
+// 0, logical types from ToLogicalType, metadata carried over. InvalidInput (naming the column)
+// for a type Lance cannot store.
+Result<Schema> FromArrowSchema(const arrow::Schema& schema);
+
+// Whether a Lance field is stored as one column of its own in a 2.1 file: primitives, strings,
+// binaries, fixed-size lists (of primitives) and dictionaries. Structs and lists are not; their
+// validity and offsets live in the repetition/definition levels of the leaves below them.
+bool IsLeaf21(const SchemaField& field);
+
+// The leaves of `field` in pre-order (the column order of a 2.1 file), as paths of child
+// indices from `field` (empty path = the field itself is a leaf).
+void CollectLeaves21(const SchemaField& field, std::vector<std::vector<int>>* paths,
+                     std::vector<int> prefix = {});
+
+}  // namespace quiver::format

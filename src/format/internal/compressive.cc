@@ -1,0 +1,484 @@
+#include "format/internal/compressive.h"
+
+#include <cstring>
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "format/internal/codecs/bitpacking.h"
+#include "format/internal/codecs/byte_stream_split.h"
+#include "format/internal/codecs/fsst.h"
+#include "format/internal/codecs/general.h"
+#include "format/internal/codecs/rle.h"
+
+namespace quiver::format::internal {
+
+struct PageDecodeCache::Impl {
+  // Parsed symbol tables by the address of their bytes in the page's layout message (which
+  // outlives the cache).
+  std::map<const void*, codecs::FsstDecoder> fsst;
+  std::vector<uint8_t> scratch;       // unpacked fixed-width values of one chunk
+  std::vector<uint8_t> decompressed;  // General: the first buffer, decompressed
+  std::vector<uint8_t> fsst_bytes;
+  std::vector<uint64_t> fsst_offsets64;
+  std::vector<uint32_t> fsst_offsets32;
+
+  Result<const codecs::FsstDecoder*> Fsst(const std::string& table) {
+    auto it = fsst.find(table.data());
+    if (it == fsst.end()) {
+      QV_ASSIGN_OR_RETURN(codecs::FsstDecoder decoder,
+                          codecs::FsstDecoder::Parse(std::span<const uint8_t>(
+                              reinterpret_cast<const uint8_t*>(table.data()), table.size())));
+      it = fsst.emplace(table.data(), std::move(decoder)).first;
+    }
+    return &it->second;
+  }
+};
+
+PageDecodeCache::PageDecodeCache() : impl_(std::make_unique<Impl>()) {}
+PageDecodeCache::~PageDecodeCache() = default;
+
+namespace {
+
+// Upper bound on what one General-compressed unit may decode to: a mini-block chunk is at most
+// a few hundred KiB decoded, a full-zip value is one value of a page (Lance caps pages well below
+// this). Anything larger is treated as corrupt rather than allocated.
+constexpr size_t kMaxDecompressed = size_t{1} << 31;
+
+std::span<const uint8_t> Bytes(std::string_view v) {
+  return {reinterpret_cast<const uint8_t*>(v.data()), v.size()};
+}
+
+// Fixed-width unsigned type of `bits` bits, for codecs templated on the word type.
+template <typename F>
+Status WithWord(uint64_t bits, F&& f) {
+  switch (bits) {
+    case 8:
+      return f(uint8_t{});
+    case 16:
+      return f(uint16_t{});
+    case 32:
+      return f(uint32_t{});
+    case 64:
+      return f(uint64_t{});
+    default:
+      return Status::Corruption(fmt::format("a {}-bit word", bits));
+  }
+}
+
+using lance::encodings21::CompressiveEncoding;
+
+template <typename T>
+T Load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+Status Short(const char* what, uint64_t need, uint64_t have) {
+  return Status::Corruption(fmt::format("{}: needs {} bytes, the buffer has {}", what, need, have));
+}
+
+// The offsets width of a Variable encoding (its offsets are Flat(32) or Flat(64)).
+Result<int> OffsetWidth(const lance::encodings21::Variable& variable) {
+  if (!variable.offsets().has_flat()) {
+    return Status::Unsupported("Variable offsets encoded as " +
+                               DescribeEncoding(variable.offsets()));
+  }
+  const uint64_t bits = variable.offsets().flat().bits_per_value();
+  if (bits != 32 && bits != 64) {
+    return Status::Corruption(fmt::format("Variable offsets of {} bits", bits));
+  }
+  if (variable.has_values()) return Status::Unsupported("compressed Variable values");
+  return static_cast<int>(bits / 8);
+}
+
+Status DecodeFlat(const lance::encodings21::Flat& flat, std::string_view buffer, int64_t n,
+                  LeafValues* out) {
+  if (flat.has_data()) return Status::Unsupported("compressed Flat buffers");
+  const uint64_t bits = flat.bits_per_value();
+  if (static_cast<int64_t>(bits) != out->value_bits()) {
+    return Status::Corruption(
+        fmt::format("Flat({}) values for a {} column", bits, out->type().ToString()));
+  }
+  const uint64_t need = bits == 1 ? (n + 7) / 8 : n * (bits / 8);
+  if (buffer.size() < need) return Short("Flat values", need, buffer.size());
+  return out->AppendFixed(reinterpret_cast<const uint8_t*>(buffer.data()), n);
+}
+
+}  // namespace
+
+std::string DescribeEncoding(const CompressiveEncoding& e) {
+  switch (e.compression_case()) {
+    case CompressiveEncoding::kFlat:
+      return fmt::format("Flat({})", e.flat().bits_per_value());
+    case CompressiveEncoding::kVariable:
+      return "Variable(" + DescribeEncoding(e.variable().offsets()) + ")";
+    case CompressiveEncoding::kConstant:
+      return "Constant";
+    case CompressiveEncoding::kOutOfLineBitpacking:
+      return fmt::format("OutOfLineBitpacking({}, {})",
+                         e.out_of_line_bitpacking().uncompressed_bits_per_value(),
+                         DescribeEncoding(e.out_of_line_bitpacking().values()));
+    case CompressiveEncoding::kInlineBitpacking:
+      return fmt::format("InlineBitpacking({})",
+                         e.inline_bitpacking().uncompressed_bits_per_value());
+    case CompressiveEncoding::kFsst:
+      return "Fsst(" + DescribeEncoding(e.fsst().values()) + ")";
+    case CompressiveEncoding::kDictionary:
+      return "Dictionary";
+    case CompressiveEncoding::kRle:
+      return "Rle(" + DescribeEncoding(e.rle().values()) + ")";
+    case CompressiveEncoding::kByteStreamSplit:
+      return "ByteStreamSplit(" + DescribeEncoding(e.byte_stream_split().values()) + ")";
+    case CompressiveEncoding::kGeneral:
+      return fmt::format("General({}, {})", static_cast<int>(e.general().compression().scheme()),
+                         DescribeEncoding(e.general().values()));
+    case CompressiveEncoding::kFixedSizeList:
+      return fmt::format("FixedSizeList({}, {}{})", e.fixed_size_list().items_per_value(),
+                         DescribeEncoding(e.fixed_size_list().values()),
+                         e.fixed_size_list().has_validity() ? ", validity" : "");
+    case CompressiveEncoding::kPackedStruct:
+      return "PackedStruct";
+    case CompressiveEncoding::kVariablePackedStruct:
+      return "VariablePackedStruct";
+    case CompressiveEncoding::COMPRESSION_NOT_SET:
+      return "<none>";
+  }
+  return "<unknown>";
+}
+
+Status DecodeMiniBlockValues(const CompressiveEncoding& encoding,
+                             std::span<const std::string_view> buffers, int64_t n,
+                             PageDecodeCache* cache, LeafValues* out) {
+  if (buffers.empty()) return Status::Corruption("a mini-block chunk without value buffers");
+  PageDecodeCache::Impl& c = cache->impl();
+  switch (encoding.compression_case()) {
+    case CompressiveEncoding::kInlineBitpacking: {
+      const uint64_t bits = encoding.inline_bitpacking().uncompressed_bits_per_value();
+      if (encoding.inline_bitpacking().has_values()) {
+        return Status::Unsupported("compressed InlineBitpacking buffers");
+      }
+      if (static_cast<int64_t>(bits) != out->value_bits() || out->is_fsl() || n > 1024) {
+        return Status::Corruption(fmt::format("InlineBitpacking({}) chunk of {} values for {}",
+                                              bits, n, out->type().ToString()));
+      }
+      c.scratch.resize(static_cast<size_t>(n) * bits / 8);
+      QV_RETURN_IF_ERROR(WithWord(bits, [&](auto word) {
+        using T = decltype(word);
+        return codecs::DecodeInlineChunk<T>(Bytes(buffers[0]), static_cast<size_t>(n),
+                                            reinterpret_cast<T*>(c.scratch.data()));
+      }));
+      return out->AppendFixed(c.scratch.data(), n);
+    }
+    case CompressiveEncoding::kRle: {
+      const auto& rle = encoding.rle();
+      if (buffers.size() < 2 || !rle.values().has_flat()) {
+        return Status::Corruption("Rle chunk without run values and run lengths");
+      }
+      const uint64_t bits = rle.values().flat().bits_per_value();
+      if (static_cast<int64_t>(bits) != out->value_bits() || out->is_fsl()) {
+        return Status::Corruption(
+            fmt::format("Rle({}) values for {}", bits, out->type().ToString()));
+      }
+      c.scratch.resize(static_cast<size_t>(n) * bits / 8);
+      QV_RETURN_IF_ERROR(WithWord(bits, [&](auto word) {
+        using T = decltype(word);
+        return codecs::DecodeRle<T>(Bytes(buffers[0]), Bytes(buffers[1]), static_cast<size_t>(n),
+                                    reinterpret_cast<T*>(c.scratch.data()));
+      }));
+      return out->AppendFixed(c.scratch.data(), n);
+    }
+    case CompressiveEncoding::kByteStreamSplit: {
+      const auto& inner = encoding.byte_stream_split().values();
+      if (!inner.has_flat()) {
+        return Status::Unsupported("ByteStreamSplit over " + DescribeEncoding(inner));
+      }
+      const uint64_t bits = inner.flat().bits_per_value();
+      if (static_cast<int64_t>(bits) != out->value_bits() || out->is_fsl()) {
+        return Status::Corruption(
+            fmt::format("ByteStreamSplit({}) for {}", bits, out->type().ToString()));
+      }
+      c.scratch.resize(static_cast<size_t>(n) * bits / 8);
+      QV_RETURN_IF_ERROR(codecs::DecodeByteStreamSplit(
+          Bytes(buffers[0]), static_cast<int>(bits / 8), static_cast<size_t>(n), c.scratch.data()));
+      return out->AppendFixed(c.scratch.data(), n);
+    }
+    case CompressiveEncoding::kGeneral: {
+      // Only the chunk's first buffer is compressed (§4.9).
+      const auto& general = encoding.general();
+      codecs::GeneralCodec codec;
+      switch (general.compression().scheme()) {
+        case lance::encodings21::COMPRESSION_ALGORITHM_LZ4:
+          codec = codecs::GeneralCodec::kLz4;
+          break;
+        case lance::encodings21::COMPRESSION_ALGORITHM_ZSTD:
+          codec = codecs::GeneralCodec::kZstd;
+          break;
+        default:
+          return Status::Corruption("General compression without a scheme");
+      }
+      std::vector<uint8_t> decompressed;
+      QV_RETURN_IF_ERROR(
+          codecs::DecompressGeneral(codec, Bytes(buffers[0]), kMaxDecompressed, &decompressed));
+      std::vector<std::string_view> inner(buffers.begin(), buffers.end());
+      inner[0] =
+          std::string_view(reinterpret_cast<const char*>(decompressed.data()), decompressed.size());
+      return DecodeMiniBlockValues(general.values(), inner, n, cache, out);
+    }
+    case CompressiveEncoding::kFsst: {
+      const auto& fsst = encoding.fsst();
+      if (!out->is_variable() || !fsst.values().has_variable()) {
+        return Status::Corruption("Fsst values for " + out->type().ToString());
+      }
+      QV_ASSIGN_OR_RETURN(const codecs::FsstDecoder* decoder, c.Fsst(fsst.symbol_table()));
+      QV_ASSIGN_OR_RETURN(int width, OffsetWidth(fsst.values().variable()));
+      std::string_view b = buffers[0];
+      const uint64_t need = static_cast<uint64_t>(n + 1) * width;
+      if (b.size() < need) return Short("Fsst offsets", need, b.size());
+      const auto* base = reinterpret_cast<const uint8_t*>(b.data());
+      if (width == 4) {
+        std::span<const uint32_t> offsets(reinterpret_cast<const uint32_t*>(base), n + 1);
+        if (reinterpret_cast<uintptr_t>(base) % 4 != 0) {
+          c.fsst_offsets32.assign(n + 1, 0);
+          std::memcpy(c.fsst_offsets32.data(), base, (n + 1) * 4);
+          offsets = c.fsst_offsets32;
+        }
+        std::vector<uint32_t> out_offsets;
+        QV_RETURN_IF_ERROR(
+            decoder->DecodeStrings<uint32_t>(Bytes(b), offsets, &c.fsst_bytes, &out_offsets));
+        return out->AppendVariable(reinterpret_cast<const uint8_t*>(out_offsets.data()), 4, n,
+                                   c.fsst_bytes.data(), c.fsst_bytes.size());
+      }
+      c.fsst_offsets64.assign(n + 1, 0);
+      std::memcpy(c.fsst_offsets64.data(), base, (n + 1) * 8);
+      std::vector<uint64_t> out_offsets;
+      QV_RETURN_IF_ERROR(decoder->DecodeStrings<uint64_t>(Bytes(b), c.fsst_offsets64, &c.fsst_bytes,
+                                                          &out_offsets));
+      return out->AppendVariable(reinterpret_cast<const uint8_t*>(out_offsets.data()), 8, n,
+                                 c.fsst_bytes.data(), c.fsst_bytes.size());
+    }
+    case CompressiveEncoding::kFlat:
+      return DecodeFlat(encoding.flat(), buffers[0], n, out);
+    case CompressiveEncoding::kVariable: {
+      if (!out->is_variable()) {
+        return Status::Corruption("Variable values for a " + out->type().ToString() + " column");
+      }
+      QV_ASSIGN_OR_RETURN(int width, OffsetWidth(encoding.variable()));
+      std::string_view b = buffers[0];
+      const uint64_t need = static_cast<uint64_t>(n + 1) * width;
+      if (b.size() < need) return Short("Variable offsets", need, b.size());
+      const auto* base = reinterpret_cast<const uint8_t*>(b.data());
+      return out->AppendVariable(base, width, n, base, b.size());
+    }
+    case CompressiveEncoding::kFixedSizeList: {
+      const auto& fsl = encoding.fixed_size_list();
+      if (!out->is_fsl() || static_cast<int64_t>(fsl.items_per_value()) != out->list_size()) {
+        return Status::Corruption(fmt::format("FixedSizeList({}) values for a {} column",
+                                              fsl.items_per_value(), out->type().ToString()));
+      }
+      const int64_t items = n * out->list_size();
+      if (fsl.has_validity()) {
+        const uint64_t need = (items + 7) / 8;
+        if (buffers[0].size() < need)
+          return Short("FixedSizeList validity", need, buffers[0].size());
+        QV_RETURN_IF_ERROR(
+            out->AppendItemValidity(reinterpret_cast<const uint8_t*>(buffers[0].data()), 0, items));
+        buffers = buffers.subspan(1);
+        if (buffers.empty()) return Status::Corruption("FixedSizeList without a values buffer");
+      } else {
+        QV_RETURN_IF_ERROR(out->AppendItemValidity(nullptr, 0, items));
+      }
+      if (!fsl.values().has_flat()) {
+        return Status::Unsupported("FixedSizeList items encoded as " +
+                                   DescribeEncoding(fsl.values()));
+      }
+      const uint64_t bits = fsl.values().flat().bits_per_value();
+      if (static_cast<int64_t>(bits) != out->value_bits()) {
+        return Status::Corruption(
+            fmt::format("FixedSizeList items of {} bits for {}", bits, out->type().ToString()));
+      }
+      const uint64_t need = bits == 1 ? (items + 7) / 8 : items * (bits / 8);
+      if (buffers[0].size() < need) return Short("FixedSizeList items", need, buffers[0].size());
+      return out->AppendFixed(reinterpret_cast<const uint8_t*>(buffers[0].data()), items);
+    }
+    default:
+      return Status::Unsupported("mini-block values encoded as " + DescribeEncoding(encoding));
+  }
+}
+
+Status DecodeFullZipValue(const CompressiveEncoding& encoding, std::string_view value,
+                          PageDecodeCache* cache, LeafValues* out) {
+  PageDecodeCache::Impl& c = cache->impl();
+  switch (encoding.compression_case()) {
+    case CompressiveEncoding::kVariable:
+      return out->AppendValue(value);
+    case CompressiveEncoding::kFsst: {
+      QV_ASSIGN_OR_RETURN(const codecs::FsstDecoder* decoder,
+                          c.Fsst(encoding.fsst().symbol_table()));
+      c.fsst_bytes.resize(decoder->MaxDecodedSize(value.size()) + codecs::kFsstDecodeSlack);
+      QV_ASSIGN_OR_RETURN(size_t len, decoder->DecodeString(Bytes(value), c.fsst_bytes.data(),
+                                                            c.fsst_bytes.size()));
+      return out->AppendValue(
+          std::string_view(reinterpret_cast<const char*>(c.fsst_bytes.data()), len));
+    }
+    case CompressiveEncoding::kGeneral: {
+      const auto& general = encoding.general();
+      const auto scheme = general.compression().scheme();
+      if (scheme != lance::encodings21::COMPRESSION_ALGORITHM_LZ4 &&
+          scheme != lance::encodings21::COMPRESSION_ALGORITHM_ZSTD) {
+        return Status::Corruption("General compression without a scheme");
+      }
+      std::vector<uint8_t> decompressed;
+      QV_RETURN_IF_ERROR(codecs::DecompressGeneral(
+          scheme == lance::encodings21::COMPRESSION_ALGORITHM_LZ4 ? codecs::GeneralCodec::kLz4
+                                                                  : codecs::GeneralCodec::kZstd,
+          Bytes(value), kMaxDecompressed, &decompressed));
+      return DecodeFullZipValue(
+          general.values(),
+          std::string_view(reinterpret_cast<const char*>(decompressed.data()), decompressed.size()),
+          cache, out);
+    }
+    default:
+      return Status::Unsupported("full-zip values encoded as " + DescribeEncoding(encoding));
+  }
+}
+
+Status DecodeLevels(const CompressiveEncoding& encoding, std::string_view buffer, uint64_t n,
+                    std::vector<uint16_t>* out) {
+  switch (encoding.compression_case()) {
+    case CompressiveEncoding::kFlat: {
+      if (encoding.flat().bits_per_value() != 16 || encoding.flat().has_data()) {
+        return Status::Corruption("levels stored as " + DescribeEncoding(encoding));
+      }
+      if (buffer.size() < 2 * n) return Short("levels", 2 * n, buffer.size());
+      const size_t start = out->size();
+      out->resize(start + n);
+      std::memcpy(out->data() + start, buffer.data(), 2 * n);
+      return Status::OK();
+    }
+    case CompressiveEncoding::kInlineBitpacking: {
+      if (encoding.inline_bitpacking().uncompressed_bits_per_value() != 16 || n > 1024) {
+        return Status::Corruption(
+            fmt::format("{} levels stored as {}", n, DescribeEncoding(encoding)));
+      }
+      const size_t start = out->size();
+      out->resize(start + n);
+      return codecs::DecodeInlineBlock<uint16_t>(Bytes(buffer), n, out->data() + start);
+    }
+    case CompressiveEncoding::kOutOfLineBitpacking: {
+      const auto& ool = encoding.out_of_line_bitpacking();
+      if (ool.uncompressed_bits_per_value() != 16 || !ool.values().has_flat()) {
+        return Status::Corruption("levels stored as " + DescribeEncoding(encoding));
+      }
+      const uint64_t width = ool.values().flat().bits_per_value();
+      if (width > 16) return Status::Corruption(fmt::format("levels packed at {} bits", width));
+      const size_t start = out->size();
+      out->resize(start + n);
+      return codecs::DecodeOutOfLine<uint16_t>(Bytes(buffer), static_cast<int>(width), n,
+                                               out->data() + start);
+    }
+    default:
+      return Status::Unsupported("levels encoded as " + DescribeEncoding(encoding));
+  }
+}
+
+Result<arrow::ArrayPtr> DecodeDictionaryItems(const CompressiveEncoding& encoding,
+                                              std::string_view buffer, uint64_t n,
+                                              const arrow::DataType& type,
+                                              arrow::MemoryPool* pool) {
+  QV_ASSIGN_OR_RETURN(auto values, LeafValues::Make(type, pool));
+  switch (encoding.compression_case()) {
+    case CompressiveEncoding::kFlat:
+      QV_RETURN_IF_ERROR(
+          DecodeFlat(encoding.flat(), buffer, static_cast<int64_t>(n), values.get()));
+      break;
+    case CompressiveEncoding::kVariable: {
+      // Block form: u32|u64 bit width, u32|u64 data start, (n + 1) offsets from the data start,
+      // then the data (§4.2).
+      if (!values->is_variable()) {
+        return Status::Corruption("Variable dictionary items for " + type.ToString());
+      }
+      if (buffer.size() < 4) return Short("Variable block header", 4, buffer.size());
+      const uint32_t bits = Load<uint32_t>(buffer.data());
+      const int width = bits == 64 ? 8 : 4;
+      if (bits != 32 && bits != 64) {
+        return Status::Unsupported(fmt::format("Variable block with a {}-bit header", bits));
+      }
+      const uint64_t header = 2ull * width;
+      if (buffer.size() < header) return Short("Variable block header", header, buffer.size());
+      const uint64_t data_start =
+          width == 8 ? Load<uint64_t>(buffer.data() + 8) : Load<uint32_t>(buffer.data() + 4);
+      const uint64_t need = header + (n + 1) * width;
+      if (buffer.size() < need || data_start > buffer.size() || data_start < need) {
+        return Short("Variable block offsets", std::max(need, data_start), buffer.size());
+      }
+      const auto* base = reinterpret_cast<const uint8_t*>(buffer.data());
+      QV_RETURN_IF_ERROR(values->AppendVariable(base + header, width, static_cast<int64_t>(n),
+                                                base + data_start, buffer.size() - data_start));
+      break;
+    }
+    default:
+      return Status::Unsupported("dictionary items encoded as " + DescribeEncoding(encoding));
+  }
+  return values->Finish();
+}
+
+Status DecodeMiniBlockIndices(const CompressiveEncoding& encoding,
+                              std::span<const std::string_view> buffers, int64_t n,
+                              PageDecodeCache* cache, std::vector<int64_t>* out) {
+  // Indices are unsigned integers of the encoding's width.
+  uint64_t bits = 0;
+  if (encoding.has_flat()) bits = encoding.flat().bits_per_value();
+  if (encoding.has_inline_bitpacking()) {
+    bits = encoding.inline_bitpacking().uncompressed_bits_per_value();
+  }
+  if (encoding.has_rle() && encoding.rle().values().has_flat()) {
+    bits = encoding.rle().values().flat().bits_per_value();
+  }
+  arrow::DataType type;
+  switch (bits) {
+    case 8:
+      type = arrow::DataType::UInt8();
+      break;
+    case 16:
+      type = arrow::DataType::UInt16();
+      break;
+    case 32:
+      type = arrow::DataType::UInt32();
+      break;
+    case 64:
+      type = arrow::DataType::UInt64();
+      break;
+    default:
+      return Status::Unsupported("dictionary indices encoded as " + DescribeEncoding(encoding));
+  }
+  QV_ASSIGN_OR_RETURN(auto values, LeafValues::Make(type, arrow::MemoryPool::Default()));
+  QV_RETURN_IF_ERROR(DecodeMiniBlockValues(encoding, buffers, n, cache, values.get()));
+  QV_ASSIGN_OR_RETURN(arrow::ArrayPtr array, values->Finish());
+  const size_t start = out->size();
+  out->resize(start + n);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t v;
+    switch (bits) {
+      case 8:
+        v = arrow::Values<uint8_t>(*array)[i];
+        break;
+      case 16:
+        v = arrow::Values<uint16_t>(*array)[i];
+        break;
+      case 32:
+        v = arrow::Values<uint32_t>(*array)[i];
+        break;
+      default: {
+        uint64_t u = arrow::Values<uint64_t>(*array)[i];
+        v = u > static_cast<uint64_t>(INT64_MAX) ? -1 : static_cast<int64_t>(u);
+      }
+    }
+    (*out)[start + i] = v;
+  }
+  return Status::OK();
+}
+
+}  // namespace quiver::format::internal

@@ -1,0 +1,389 @@
+#include "format/internal/page21.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "format/internal/compressive.h"
+#include "format/internal/leaf_values.h"
+
+namespace quiver::format::internal {
+
+namespace {
+
+namespace pb = lance::encodings21;
+
+template <typename T>
+T Load(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+uint64_t Pad8(uint64_t x) { return (x + 7) & ~uint64_t{7}; }
+
+// Lance chunks hold at most 4096 values; anything far above is a corrupt count (and would make
+// size arithmetic overflow).
+constexpr uint64_t kMaxChunkValues = 1 << 16;
+// Pages are decoded whole: refuse page sizes no Lance writer makes rather than allocate them.
+constexpr uint64_t kMaxPageRows = uint64_t{1} << 26;
+
+Result<std::vector<LayerKind>> Layers(const google::protobuf::RepeatedField<int>& raw) {
+  std::vector<LayerKind> layers;
+  for (int v : raw) {
+    if (v < 1 || v > 6) return Status::Corruption(fmt::format("unknown rep/def layer {}", v));
+    layers.push_back(static_cast<LayerKind>(v));
+  }
+  if (layers.empty()) return Status::Corruption("a page without rep/def layers");
+  if (layers.size() > 64) return Status::Corruption("more than 64 rep/def layers");
+  return layers;
+}
+
+// Counts levels with a value slot.
+uint64_t CountVisible(const std::vector<uint16_t>& def, uint64_t num_levels, uint16_t max_visible) {
+  if (def.empty()) return num_levels;
+  uint64_t visible = 0;
+  for (uint16_t d : def) visible += d <= max_visible ? 1 : 0;
+  return visible;
+}
+
+Status DecodeMiniBlock(const pb::MiniBlockLayout& layout,
+                       const std::vector<std::string_view>& buffers,
+                       const arrow::DataType& leaf_type, arrow::MemoryPool* pool,
+                       DecodedPage* out) {
+  const bool has_rep = layout.has_rep_compression();
+  const bool has_def = layout.has_def_compression();
+  const bool has_dict = layout.has_dictionary();
+  const bool large = layout.has_large_chunk();
+  const uint64_t num_value_buffers = layout.num_buffers();
+  const size_t need_buffers =
+      2 + (has_dict ? 1 : 0) + (layout.repetition_index_depth() > 0 ? 1 : 0);
+  if (buffers.size() < need_buffers) {
+    return Status::Corruption(
+        fmt::format("mini-block page with {} buffers, needs {}", buffers.size(), need_buffers));
+  }
+  if (num_value_buffers == 0 || num_value_buffers > 16) {
+    return Status::Corruption(
+        fmt::format("mini-block page with {} value buffers", num_value_buffers));
+  }
+  const uint64_t num_items = layout.num_items();
+  std::string_view meta = buffers[0];
+  std::string_view data = buffers[1];
+  const size_t word = large ? 4 : 2;
+  if (meta.size() % word != 0) return Status::Corruption("chunk metadata of a partial word");
+  const uint64_t num_chunks = meta.size() / word;
+
+  arrow::ArrayPtr dictionary;
+  if (has_dict) {
+    if (layout.num_dictionary_items() > buffers[2].size() * 8 + 1) {
+      return Status::Corruption("more dictionary items than dictionary bytes");
+    }
+    QV_ASSIGN_OR_RETURN(dictionary,
+                        DecodeDictionaryItems(layout.dictionary(), buffers[2],
+                                              layout.num_dictionary_items(), leaf_type, pool));
+  }
+  QV_ASSIGN_OR_RETURN(auto values, LeafValues::Make(leaf_type, pool));
+  PageDecodeCache cache;
+  std::vector<int64_t> indices;
+  std::vector<std::string_view> chunk_buffers(num_value_buffers);
+  uint64_t pos = 0, items_done = 0;
+  for (uint64_t c = 0; c < num_chunks; ++c) {
+    const uint32_t w =
+        large ? Load<uint32_t>(meta.data() + 4 * c) : Load<uint16_t>(meta.data() + 2 * c);
+    const uint64_t chunk_size = (static_cast<uint64_t>(w >> 4) + 1) * 8;
+    const bool last = c + 1 == num_chunks;
+    const uint64_t n = last ? num_items - std::min(num_items, items_done) : uint64_t{1} << (w & 15);
+    if (n > kMaxChunkValues) {
+      return Status::Corruption(fmt::format("chunk {} claims {} values", c, n));
+    }
+    if (!last && items_done + n > num_items) {
+      return Status::Corruption(
+          fmt::format("chunk {} holds values past the page's {}", c, num_items));
+    }
+    if (chunk_size > data.size() - pos) {
+      return Status::Corruption(
+          fmt::format("chunk {} of {} bytes at {} runs past the chunk "
+                      "data ({} bytes)",
+                      c, chunk_size, pos, data.size()));
+    }
+    std::string_view chunk = data.substr(pos, chunk_size);
+    pos += chunk_size;
+    // Header: level count, rep size, def size, one size per value buffer, padding to 8.
+    const uint64_t header = 2 + (has_rep ? 2 : 0) + (has_def ? 2 : 0) + num_value_buffers * word;
+    if (header > chunk.size()) return Status::Corruption(fmt::format("chunk {} header", c));
+    uint64_t h = 0;
+    const uint64_t num_levels = Load<uint16_t>(chunk.data());
+    h += 2;
+    uint64_t rep_size = 0, def_size = 0;
+    if (has_rep) rep_size = Load<uint16_t>(chunk.data() + h), h += 2;
+    if (has_def) def_size = Load<uint16_t>(chunk.data() + h), h += 2;
+    std::vector<uint64_t> sizes(num_value_buffers);
+    for (uint64_t b = 0; b < num_value_buffers; ++b) {
+      sizes[b] = large ? Load<uint32_t>(chunk.data() + h) : Load<uint16_t>(chunk.data() + h);
+      h += word;
+    }
+    uint64_t p = Pad8(h);
+    auto take = [&](uint64_t size, const char* what) -> Result<std::string_view> {
+      if (p > chunk.size() || size > chunk.size() - p) {
+        return Status::Corruption(
+            fmt::format("chunk {}: {} of {} bytes runs past the chunk", c, what, size));
+      }
+      std::string_view v = chunk.substr(p, size);
+      p = Pad8(p + size);
+      return v;
+    };
+    if (has_rep) {
+      QV_ASSIGN_OR_RETURN(std::string_view rep, take(rep_size, "repetition levels"));
+      QV_RETURN_IF_ERROR(DecodeLevels(layout.rep_compression(), rep, num_levels, &out->rep));
+    }
+    if (has_def) {
+      QV_ASSIGN_OR_RETURN(std::string_view def, take(def_size, "definition levels"));
+      QV_RETURN_IF_ERROR(DecodeLevels(layout.def_compression(), def, num_levels, &out->def));
+    }
+    for (uint64_t b = 0; b < num_value_buffers; ++b) {
+      QV_ASSIGN_OR_RETURN(chunk_buffers[b], take(sizes[b], "value buffer"));
+    }
+    if (has_rep || has_def) {
+      out->num_levels += num_levels;
+    }
+    if (has_dict) {
+      QV_RETURN_IF_ERROR(DecodeMiniBlockIndices(layout.value_compression(), chunk_buffers,
+                                                static_cast<int64_t>(n), &cache, &indices));
+    } else {
+      QV_RETURN_IF_ERROR(DecodeMiniBlockValues(layout.value_compression(), chunk_buffers,
+                                               static_cast<int64_t>(n), &cache, values.get()));
+    }
+    items_done += n;
+  }
+  if (items_done != num_items) {
+    return Status::Corruption(
+        fmt::format("mini-block chunks hold {} values, the page says {}", items_done, num_items));
+  }
+  if (has_dict) {
+    QV_RETURN_IF_ERROR(
+        values->AppendTaken(*dictionary, indices.data(), static_cast<int64_t>(indices.size())));
+  }
+  if (!has_rep && !has_def) out->num_levels = num_items;
+  QV_ASSIGN_OR_RETURN(out->values, values->Finish());
+  return Status::OK();
+}
+
+Status DecodeFullZip(const pb::FullZipLayout& layout, const std::vector<std::string_view>& buffers,
+                     uint64_t rows, const arrow::DataType& leaf_type, arrow::MemoryPool* pool,
+                     DecodedPage* out) {
+  if (buffers.empty()) return Status::Corruption("full-zip page without a data buffer");
+  const uint32_t bits_rep = layout.bits_rep(), bits_def = layout.bits_def();
+  if (bits_rep > 16 || bits_def > 16) {
+    return Status::Corruption(fmt::format("full-zip control bits {}+{}", bits_rep, bits_def));
+  }
+  const uint32_t ctrl_bits = bits_rep + bits_def;
+  const int ctrl_bytes = ctrl_bits == 0 ? 0 : ctrl_bits <= 8 ? 1 : ctrl_bits <= 16 ? 2 : 4;
+  const uint16_t max_visible = MaxVisibleDef(out->layers);
+  const uint64_t num_items = layout.num_items();
+  std::string_view data = buffers[0];
+  if (ctrl_bytes == 0 && num_items != rows) {
+    return Status::Corruption(
+        fmt::format("full-zip page without levels has {} items for {} rows", num_items, rows));
+  }
+  QV_ASSIGN_OR_RETURN(auto values, LeafValues::Make(leaf_type, pool));
+  PageDecodeCache cache;
+
+  // What each visible value looks like.
+  const pb::CompressiveEncoding& vc = layout.value_compression();
+  const bool fixed = layout.has_bits_per_value();
+  uint64_t value_bytes = 0;
+  int offset_width = 0;
+  bool fsl_validity = false;
+  if (fixed) {
+    if (layout.bits_per_value() % 8 != 0) {
+      return Status::Corruption("full-zip fixed values of a fractional byte width");
+    }
+    value_bytes = layout.bits_per_value() / 8;
+    if (vc.has_fixed_size_list()) {
+      const auto& fsl = vc.fixed_size_list();
+      if (!values->is_fsl() || static_cast<int64_t>(fsl.items_per_value()) != values->list_size() ||
+          !fsl.values().has_flat() ||
+          static_cast<int64_t>(fsl.values().flat().bits_per_value()) != values->value_bits()) {
+        return Status::Corruption("full-zip " + DescribeEncoding(vc) + " for " +
+                                  leaf_type.ToString());
+      }
+      fsl_validity = fsl.has_validity();
+    } else if (!vc.has_flat() || static_cast<int64_t>(vc.flat().bits_per_value()) !=
+                                     values->value_bits() * values->list_size()) {
+      return Status::Unsupported("full-zip fixed values encoded as " + DescribeEncoding(vc) +
+                                 " for " + leaf_type.ToString());
+    }
+    const uint64_t items = static_cast<uint64_t>(values->list_size());
+    const uint64_t expect =
+        (fsl_validity ? (items + 7) / 8 : 0) +
+        (values->value_bits() == 1 ? (items + 7) / 8 : items * values->value_bits() / 8);
+    if (expect != value_bytes) {
+      return Status::Corruption(fmt::format("full-zip values of {} bytes for {} ({} expected)",
+                                            value_bytes, leaf_type.ToString(), expect));
+    }
+  } else {
+    if (layout.bits_per_offset() != 32 && layout.bits_per_offset() != 64) {
+      return Status::Corruption(
+          fmt::format("full-zip offsets of {} bits", layout.bits_per_offset()));
+    }
+    offset_width = static_cast<int>(layout.bits_per_offset() / 8);
+    if (!values->is_variable()) {
+      return Status::Corruption("full-zip variable values for " + leaf_type.ToString());
+    }
+    if (!vc.has_variable() && !vc.has_fsst() && !vc.has_general()) {
+      return Status::Unsupported("full-zip variable values encoded as " + DescribeEncoding(vc));
+    }
+  }
+
+  const uint32_t def_mask = (1u << bits_def) - 1;
+  uint64_t p = 0;
+  for (uint64_t i = 0; i < num_items; ++i) {
+    uint32_t rep = 0, def = 0;
+    if (ctrl_bytes > 0) {
+      if (ctrl_bytes > static_cast<int64_t>(data.size() - p)) {
+        return Status::Corruption(fmt::format("full-zip item {} control word past the end", i));
+      }
+      uint32_t ctrl = ctrl_bytes == 1   ? static_cast<uint8_t>(data[p])
+                      : ctrl_bytes == 2 ? Load<uint16_t>(data.data() + p)
+                                        : Load<uint32_t>(data.data() + p);
+      p += ctrl_bytes;
+      rep = ctrl >> bits_def;
+      def = ctrl & def_mask;
+      if (bits_rep > 0) out->rep.push_back(static_cast<uint16_t>(rep));
+      if (bits_def > 0) out->def.push_back(static_cast<uint16_t>(def));
+    }
+    if (def > max_visible) continue;  // an invisible level: the control word is all there is
+    if (fixed) {
+      if (value_bytes > data.size() - p) {
+        return Status::Corruption(fmt::format("full-zip item {} value past the end", i));
+      }
+      const auto* v = reinterpret_cast<const uint8_t*>(data.data() + p);
+      if (values->is_fsl()) {
+        const int64_t items = values->list_size();
+        const uint64_t vbytes = fsl_validity ? (items + 7) / 8 : 0;
+        QV_RETURN_IF_ERROR(values->AppendItemValidity(fsl_validity ? v : nullptr, 0, items));
+        QV_RETURN_IF_ERROR(values->AppendFixed(v + vbytes, items));
+      } else {
+        QV_RETURN_IF_ERROR(values->AppendFixed(v, 1));
+      }
+      p += value_bytes;
+    } else if (def == 0) {
+      if (static_cast<uint64_t>(offset_width) > data.size() - p) {
+        return Status::Corruption(fmt::format("full-zip item {} length past the end", i));
+      }
+      const uint64_t len =
+          offset_width == 8 ? Load<uint64_t>(data.data() + p) : Load<uint32_t>(data.data() + p);
+      p += offset_width;
+      if (len > data.size() - p) {
+        return Status::Corruption(fmt::format("full-zip item {} of {} bytes past the end", i, len));
+      }
+      QV_RETURN_IF_ERROR(DecodeFullZipValue(vc, data.substr(p, len), &cache, values.get()));
+      p += len;
+    } else {
+      QV_RETURN_IF_ERROR(values->AppendEmpty(1));  // a visible null stores nothing
+    }
+  }
+  if (ctrl_bytes > 0) {
+    out->num_levels = num_items;
+  } else {
+    out->num_levels = num_items;
+  }
+  QV_ASSIGN_OR_RETURN(out->values, values->Finish());
+  if (static_cast<uint64_t>(out->values->length) != layout.num_visible_items() &&
+      layout.num_visible_items() != 0) {
+    return Status::Corruption(fmt::format("full-zip page decoded {} values, the page says {}",
+                                          out->values->length, layout.num_visible_items()));
+  }
+  return Status::OK();
+}
+
+Status DecodeConstant(const pb::ConstantLayout& layout, const PageInfo& page,
+                      const std::vector<std::string_view>& buffers,
+                      const arrow::DataType& leaf_type, arrow::MemoryPool* pool, DecodedPage* out) {
+  if (layout.has_inline_value() || buffers.size() == 1 || buffers.size() == 3) {
+    return Status::Unsupported("constant pages with a value (file format 2.2)");
+  }
+  if (layout.has_rep_compression() || layout.has_def_compression()) {
+    return Status::Unsupported("constant pages with compressed levels (file format 2.2)");
+  }
+  if (buffers.empty()) {
+    // Every row null at the leaf (§3.4 simple all-null).
+    if (out->layers.size() != 1 || out->layers[0] != LayerKind::kNullableItem) {
+      return Status::Corruption("an all-null page without levels must have one nullable layer");
+    }
+    out->num_levels = page.rows;
+    out->def.assign(page.rows, 1);
+  } else {
+    if (buffers[0].size() % 2 != 0 || buffers[1].size() % 2 != 0) {
+      return Status::Corruption("constant page levels of a partial u16");
+    }
+    const uint64_t nrep = buffers[0].size() / 2, ndef = buffers[1].size() / 2;
+    if (nrep > 0 && ndef > 0 && nrep != ndef) {
+      return Status::Corruption("constant page with different repetition and definition counts");
+    }
+    out->rep.resize(nrep);
+    if (nrep > 0) std::memcpy(out->rep.data(), buffers[0].data(), 2 * nrep);
+    out->def.resize(ndef);
+    if (ndef > 0) std::memcpy(out->def.data(), buffers[1].data(), 2 * ndef);
+    out->num_levels = std::max(nrep, ndef);
+    if (out->num_levels == 0) out->num_levels = page.rows;
+  }
+  const uint64_t visible = CountVisible(out->def, out->num_levels, MaxVisibleDef(out->layers));
+  QV_ASSIGN_OR_RETURN(auto values, LeafValues::Make(leaf_type, pool));
+  QV_RETURN_IF_ERROR(values->AppendEmpty(static_cast<int64_t>(visible)));
+  QV_ASSIGN_OR_RETURN(out->values, values->Finish());
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<DecodedPage> DecodePage21(const PageInfo& page, const std::vector<std::string_view>& buffers,
+                                 const arrow::DataType& leaf_type, arrow::MemoryPool* pool) {
+  if (page.rows > kMaxPageRows) {
+    return Status::Unsupported(
+        fmt::format("a page of {} rows (at most {} are read)", page.rows, kMaxPageRows));
+  }
+  DecodedPage out;
+  out.rows = page.rows;
+  const pb::PageLayout& layout = page.layout;
+  switch (layout.layout_case()) {
+    case pb::PageLayout::kMiniBlockLayout: {
+      QV_ASSIGN_OR_RETURN(out.layers, Layers(layout.mini_block_layout().layers()));
+      QV_RETURN_IF_ERROR(
+          DecodeMiniBlock(layout.mini_block_layout(), buffers, leaf_type, pool, &out));
+      break;
+    }
+    case pb::PageLayout::kFullZipLayout: {
+      QV_ASSIGN_OR_RETURN(out.layers, Layers(layout.full_zip_layout().layers()));
+      QV_RETURN_IF_ERROR(
+          DecodeFullZip(layout.full_zip_layout(), buffers, page.rows, leaf_type, pool, &out));
+      break;
+    }
+    case pb::PageLayout::kConstantLayout: {
+      QV_ASSIGN_OR_RETURN(out.layers, Layers(layout.constant_layout().layers()));
+      QV_RETURN_IF_ERROR(
+          DecodeConstant(layout.constant_layout(), page, buffers, leaf_type, pool, &out));
+      break;
+    }
+    case pb::PageLayout::kBlobLayout:
+      return Status::Unsupported("blob pages");
+    default:
+      return Status::Corruption("a page without a layout");
+  }
+  if (!out.rep.empty() && out.rep.size() != out.num_levels) {
+    return Status::Corruption(
+        fmt::format("page has {} repetition levels for {} levels", out.rep.size(), out.num_levels));
+  }
+  if (!out.def.empty() && out.def.size() != out.num_levels) {
+    return Status::Corruption(
+        fmt::format("page has {} definition levels for {} levels", out.def.size(), out.num_levels));
+  }
+  const uint64_t visible = CountVisible(out.def, out.num_levels, MaxVisibleDef(out.layers));
+  if (static_cast<uint64_t>(out.values->length) != visible) {
+    return Status::Corruption(
+        fmt::format("page decoded {} values for {} visible levels", out.values->length, visible));
+  }
+  return out;
+}
+
+}  // namespace quiver::format::internal

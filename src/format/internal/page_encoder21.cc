@@ -1,0 +1,777 @@
+#include "format/internal/page_encoder21.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <optional>
+#include <unordered_map>
+
+#include "arrow/concatenate.h"
+
+#include <fmt/format.h>
+
+#include "format/internal/codecs/bitpacking.h"
+#include "format/internal/codecs/fsst.h"
+#include "format/internal/codecs/general.h"
+#include "format/internal/codecs/rle.h"
+
+namespace quiver::format::internal {
+
+namespace {
+
+namespace pb = lance::encodings21;
+
+constexpr uint64_t kFullZipMinValueBytes = 256;  // §6: mini-block below, full-zip from here
+constexpr uint64_t kChunkTargetBytes = 4096;     // what Lance aims a chunk's values at
+constexpr uint64_t kMaxChunkBytes = 32 * 1024;   // u16 chunk words: (size / 8 - 1) < 4096
+constexpr uint64_t kMaxChunkBuffer = 65535;      // u16 buffer sizes in the chunk header
+constexpr int64_t kMaxChunkValues = 4096;
+constexpr int64_t kBitpackChunk = 1024;
+constexpr int64_t kRleChunk = 2048;                 // Lance caps RLE chunks (lance#4429)
+constexpr uint64_t kFsstMinPageBytes = 32 * 1024;   // §4.8: FSST only for pages this large
+constexpr uint64_t kFsstMinMaxLength = 5;           // ... whose longest string has 5+ bytes
+constexpr uint64_t kZstdMinValueBytes = 32 * 1024;  // §4.9: per-value ZSTD above this
+constexpr int kPerValueZstdLevel = 3;
+
+template <typename T>
+void Put(std::string* out, T v) {
+  out->append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+void PadTo(std::string* s, size_t multiple, char fill = 0) {
+  while (s->size() % multiple != 0) s->push_back(fill);
+}
+
+int BitsFor(uint64_t max_value) { return max_value == 0 ? 0 : std::bit_width(max_value); }
+
+void SetLayers(const std::vector<LayerKind>& layers, google::protobuf::RepeatedField<int>* out) {
+  for (LayerKind k : layers) out->Add(static_cast<int>(k));
+}
+
+// Value-slot ordinal boundaries: for each visible level, its level index.
+std::vector<uint64_t> VisibleLevels(const LeafPageData& page) {
+  const uint16_t max_visible = MaxVisibleDef(page.layers);
+  std::vector<uint64_t> out;
+  out.reserve(static_cast<size_t>(page.values->length));
+  for (uint64_t i = 0; i < page.num_levels; ++i) {
+    if (page.def.empty() || page.def[i] <= max_visible) out.push_back(i);
+  }
+  return out;
+}
+
+// The bytes of values [begin, end) of the page's values in Lance's value encoding.
+struct ValueWriter {
+  int offset_bytes;
+  const arrow::ArrayData& values;
+  bool compress;
+  bool variable;
+  bool fsl;
+  int64_t list_size;
+  int64_t bits;  // per item
+
+  // `offset_bytes`: the width of Variable offsets and full-zip length prefixes: 8 for the large
+  // types (Lance reads them as 64-bit), 4 otherwise.
+  ValueWriter(const arrow::ArrayData& v, bool c, int offset_width = 0)
+      : offset_bytes(offset_width != 0                    ? offset_width
+                     : arrow::IsLargeOffsets(v.type.id()) ? 8
+                                                          : 4),
+        values(v),
+        compress(c),
+        variable(arrow::IsBinaryLike(v.type.id())),
+        fsl(v.type.id() == arrow::TypeId::kFixedSizeList),
+        list_size(fsl ? v.type.list_size() : 1),
+        bits(arrow::BitWidth(fsl ? v.type.item().type : v.type)) {}
+
+  const arrow::ArrayData& items() const { return fsl ? *values.children[0] : values; }
+
+  // Bytes one value takes uncompressed (variable: its length).
+  uint64_t ValueBytes(int64_t i) const {
+    if (variable) return arrow::BinaryValue(values, i).size();
+    return static_cast<uint64_t>((list_size * bits + 7) / 8);
+  }
+
+  uint64_t MaxValueBytes() const {
+    if (!variable) return ValueBytes(0);
+    uint64_t max = 0;
+    for (int64_t i = 0; i < values.length; ++i) max = std::max(max, ValueBytes(i));
+    return max;
+  }
+
+  // Flat bytes of items [first, first + n) (bools bit-packed from bit 0).
+  std::string FlatItems(int64_t first, int64_t n) const {
+    const arrow::ArrayData& it = items();
+    std::string out;
+    if (bits == 1) {
+      out.assign(static_cast<size_t>((n + 7) / 8), '\0');
+      arrow::CopyBits(it.buffers[1]->data(), it.offset + first, n,
+                      reinterpret_cast<uint8_t*>(out.data()), 0);
+    } else {
+      const uint64_t width = static_cast<uint64_t>(bits / 8);
+      out.assign(reinterpret_cast<const char*>(it.buffers[1]->data()) + (it.offset + first) * width,
+                 static_cast<size_t>(n * width));
+    }
+    return out;
+  }
+
+  std::string ItemValidity(int64_t first, int64_t n) const {
+    const arrow::ArrayData& it = items();
+    std::string out(static_cast<size_t>((n + 7) / 8), '\0');
+    auto* dst = reinterpret_cast<uint8_t*>(out.data());
+    if (it.buffers[0] == nullptr) {
+      for (int64_t i = 0; i < n; ++i) arrow::SetBit(dst, i);
+    } else {
+      arrow::CopyBits(it.buffers[0]->data(), it.offset + first, n, dst, 0);
+    }
+    return out;
+  }
+
+  bool HasItemValidity() const { return fsl && items().buffers[0] != nullptr; }
+
+  // Whether InlineBitpacking applies to this column (unsigned packing of T-bit words).
+  bool CanBitpack() const {
+    return compress && !variable && !fsl && (bits == 8 || bits == 16 || bits == 32 || bits == 64);
+  }
+
+  // Packed size of all values with InlineBitpacking (chunks of 1024).
+  uint64_t BitpackedSize() const {
+    uint64_t total = 0;
+    const uint8_t* base = values.buffers[1]->data() + values.offset * (bits / 8);
+    for (int64_t s = 0; s < values.length; s += kBitpackChunk) {
+      const int64_t n = std::min(kBitpackChunk, values.length - s);
+      int w = 0;
+      switch (bits) {
+        case 8:
+          w = codecs::BitWidthOf(reinterpret_cast<const uint8_t*>(base) + s, n);
+          break;
+        case 16:
+          w = codecs::BitWidthOf(reinterpret_cast<const uint16_t*>(base) + s, n);
+          break;
+        case 32:
+          w = codecs::BitWidthOf(reinterpret_cast<const uint32_t*>(base) + s, n);
+          break;
+        default:
+          w = codecs::BitWidthOf(reinterpret_cast<const uint64_t*>(base) + s, n);
+          break;
+      }
+      total += static_cast<uint64_t>(bits / 8) + 128ull * static_cast<uint64_t>(w);
+    }
+    return total;
+  }
+
+  // Runs of equal values (each split at 255), over all values.
+  uint64_t RleSize() const {
+    const uint8_t* base = values.buffers[1]->data() + values.offset * (bits / 8);
+    const size_t n = static_cast<size_t>(values.length);
+    size_t entries = 0;
+    switch (bits) {
+      case 8:
+        entries = codecs::RleEntries<uint8_t>({base, n});
+        break;
+      case 16:
+        entries = codecs::RleEntries<uint16_t>({reinterpret_cast<const uint16_t*>(base), n});
+        break;
+      case 32:
+        entries = codecs::RleEntries<uint32_t>({reinterpret_cast<const uint32_t*>(base), n});
+        break;
+      default:
+        entries = codecs::RleEntries<uint64_t>({reinterpret_cast<const uint64_t*>(base), n});
+        break;
+    }
+    return entries * static_cast<uint64_t>(bits / 8 + 1);
+  }
+
+  void Rle(int64_t first, int64_t n, std::string* run_values, std::string* run_lengths) const {
+    std::vector<uint8_t> v, l;
+    const uint8_t* base = values.buffers[1]->data() + (values.offset + first) * (bits / 8);
+    const size_t count = static_cast<size_t>(n);
+    switch (bits) {
+      case 8:
+        codecs::EncodeRle<uint8_t>({base, count}, &v, &l);
+        break;
+      case 16:
+        codecs::EncodeRle<uint16_t>({reinterpret_cast<const uint16_t*>(base), count}, &v, &l);
+        break;
+      case 32:
+        codecs::EncodeRle<uint32_t>({reinterpret_cast<const uint32_t*>(base), count}, &v, &l);
+        break;
+      default:
+        codecs::EncodeRle<uint64_t>({reinterpret_cast<const uint64_t*>(base), count}, &v, &l);
+        break;
+    }
+    run_values->assign(reinterpret_cast<const char*>(v.data()), v.size());
+    run_lengths->assign(reinterpret_cast<const char*>(l.data()), l.size());
+  }
+
+  Status Bitpack(int64_t first, int64_t n, std::string* out) const {
+    std::vector<uint8_t> packed;
+    const uint8_t* base = values.buffers[1]->data() + (values.offset + first) * (bits / 8);
+    Status s;
+    switch (bits) {
+      case 8:
+        s = codecs::EncodeInlineChunk<uint8_t>({base, static_cast<size_t>(n)}, &packed);
+        break;
+      case 16: {
+        std::vector<uint16_t> v(static_cast<size_t>(n));
+        std::memcpy(v.data(), base, v.size() * 2);
+        s = codecs::EncodeInlineChunk<uint16_t>(v, &packed);
+        break;
+      }
+      case 32: {
+        std::vector<uint32_t> v(static_cast<size_t>(n));
+        std::memcpy(v.data(), base, v.size() * 4);
+        s = codecs::EncodeInlineChunk<uint32_t>(v, &packed);
+        break;
+      }
+      default: {
+        std::vector<uint64_t> v(static_cast<size_t>(n));
+        std::memcpy(v.data(), base, v.size() * 8);
+        s = codecs::EncodeInlineChunk<uint64_t>(v, &packed);
+        break;
+      }
+    }
+    QV_RETURN_IF_ERROR(s);
+    out->assign(reinterpret_cast<const char*>(packed.data()), packed.size());
+    return Status::OK();
+  }
+
+  // Variable mini-block buffer: n + 1 offsets from the buffer start, then the bytes, padded to a
+  // multiple of the offset width (§4.2, §7 gotcha 1).
+  std::string VariableChunk(int64_t first, int64_t n) const {
+    std::string out;
+    uint64_t at = static_cast<uint64_t>((n + 1) * offset_bytes);
+    for (int64_t i = 0; i <= n; ++i) {
+      if (offset_bytes == 8) {
+        Put<uint64_t>(&out, at);
+      } else {
+        Put<uint32_t>(&out, static_cast<uint32_t>(at));
+      }
+      if (i < n) at += ValueBytes(first + i);
+    }
+    for (int64_t i = 0; i < n; ++i) out += arrow::BinaryValue(values, first + i);
+    PadTo(&out, static_cast<size_t>(offset_bytes));
+    return out;
+  }
+
+  uint64_t offset_bits() const { return static_cast<uint64_t>(8 * offset_bytes); }
+};
+
+// A page's values as first-appearance dictionary entries plus one u32 index per value (null
+// slots point at entry 0, as Lance's do).
+struct Dictionary {
+  arrow::ArrayPtr items;
+  arrow::ArrayPtr indices;  // uint32
+  uint64_t item_bytes = 0;
+};
+
+constexpr int64_t kDictionaryMinValues = 100;     // Lance: LANCE_ENCODING_DICT_TOO_SMALL
+constexpr int64_t kDictionaryMaxItems = 100'000;  // Lance: LANCE_ENCODING_DICT_MAX_CARDINALITY
+constexpr double kDictionarySizeRatio = 0.8;      // Lance: LANCE_ENCODING_DICT_SIZE_RATIO
+
+// Builds the dictionary; gives up (nullopt) once `max_items` distinct values are exceeded.
+Result<std::optional<Dictionary>> BuildDictionary(const arrow::ArrayData& values,
+                                                  int64_t max_items) {
+  const bool variable = arrow::IsBinaryLike(values.type.id());
+  std::unordered_map<std::string_view, uint32_t> seen;
+  std::vector<int64_t> first_rows;
+  std::vector<uint32_t> indices(static_cast<size_t>(values.length), 0);
+  uint64_t item_bytes = 0;
+  for (int64_t i = 0; i < values.length; ++i) {
+    std::string_view v = variable ? arrow::BinaryValue(values, i) : arrow::FixedValue(values, i);
+    auto [it, inserted] = seen.emplace(v, static_cast<uint32_t>(first_rows.size()));
+    if (inserted) {
+      if (static_cast<int64_t>(first_rows.size()) >= max_items) return std::optional<Dictionary>();
+      first_rows.push_back(i);
+      item_bytes += v.size();
+    }
+    indices[static_cast<size_t>(i)] = it->second;
+  }
+  Dictionary d;
+  d.item_bytes = item_bytes;
+  std::vector<arrow::ArrayPtr> rows;
+  auto values_ptr = std::make_shared<arrow::ArrayData>(values);
+  for (int64_t r : first_rows) rows.push_back(arrow::Slice(values_ptr, r, 1));
+  if (rows.empty()) {
+    QV_ASSIGN_OR_RETURN(d.items, arrow::MakeNullArray(values.type, 0));
+  } else {
+    QV_ASSIGN_OR_RETURN(d.items, arrow::Concatenate(rows));
+  }
+  QV_ASSIGN_OR_RETURN(d.indices, arrow::MakeFixedArray(arrow::DataType::UInt32(), indices));
+  return std::optional<Dictionary>(std::move(d));
+}
+
+// The dictionary items as a block buffer: Variable's block form for strings (u32 width 32, u32
+// data start, n + 1 offsets from the data start, data; §4.2), Flat for fixed-width items.
+std::string DictionaryBlock(const arrow::ArrayData& items, pb::CompressiveEncoding* encoding) {
+  std::string out;
+  const int64_t n = items.length;
+  if (arrow::IsBinaryLike(items.type.id())) {
+    const bool wide = arrow::IsLargeOffsets(items.type.id());
+    encoding->mutable_variable()->mutable_offsets()->mutable_flat()->set_bits_per_value(wide ? 64
+                                                                                             : 32);
+    auto put = [&](uint64_t v) {
+      if (wide) {
+        Put<uint64_t>(&out, v);
+      } else {
+        Put<uint32_t>(&out, static_cast<uint32_t>(v));
+      }
+    };
+    const uint64_t width = wide ? 8 : 4;
+    put(wide ? 64 : 32);
+    put(2 * width + static_cast<uint64_t>(n + 1) * width);  // data start
+    uint64_t at = 0;
+    for (int64_t i = 0; i <= n; ++i) {
+      put(at);
+      if (i < n) at += arrow::BinaryValue(items, i).size();
+    }
+    for (int64_t i = 0; i < n; ++i) out += arrow::BinaryValue(items, i);
+    return out;
+  }
+  encoding->mutable_flat()->set_bits_per_value(static_cast<uint64_t>(arrow::BitWidth(items.type)));
+  for (int64_t i = 0; i < n; ++i) out += arrow::FixedValue(items, i);
+  return out;
+}
+
+// Whether Lance would dictionary-encode these values (§6): strings and 128-bit values, at least
+// 100 of them, at most half distinct and 100k entries, and a result no larger than 0.8x raw.
+Result<std::optional<Dictionary>> MaybeDictionary(const ValueWriter& vw) {
+  const bool eligible = vw.compress && !vw.fsl && vw.offset_bytes == 4 &&
+                        (vw.variable || vw.bits == 128) && vw.values.length >= kDictionaryMinValues;
+  if (!eligible) return std::optional<Dictionary>();
+  const int64_t max_items = std::min<int64_t>(kDictionaryMaxItems, vw.values.length / 2);
+  QV_ASSIGN_OR_RETURN(auto dict, BuildDictionary(vw.values, max_items));
+  if (!dict) return dict;
+  uint64_t raw = 0;
+  for (int64_t i = 0; i < vw.values.length; ++i) raw += vw.ValueBytes(i) + (vw.variable ? 4 : 0);
+  const uint64_t items = static_cast<uint64_t>(dict->items->length);
+  const uint64_t encoded = dict->item_bytes + (vw.variable ? 4 * items : 0) +
+                           static_cast<uint64_t>(vw.values.length) *
+                               std::max<uint64_t>(1, (std::bit_width(items) + 7) / 8);
+  if (static_cast<double>(encoded) > kDictionarySizeRatio * static_cast<double>(raw)) {
+    return std::optional<Dictionary>();
+  }
+  return dict;
+}
+
+// FSST (§4.8): Lance compresses utf8 (never binary) pages of 32 KiB or more whose longest value
+// has at least 5 bytes. Returns the compressed values (one binary value per input value) and the
+// symbol table.
+struct FsstPage {
+  arrow::ArrayPtr compressed;
+  std::string table;
+};
+
+Result<std::optional<FsstPage>> MaybeFsst(const ValueWriter& vw) {
+  const arrow::TypeId id = vw.values.type.id();
+  if (!vw.compress || (id != arrow::TypeId::kUtf8 && id != arrow::TypeId::kLargeUtf8)) {
+    return std::optional<FsstPage>();
+  }
+  uint64_t total = 0, max = 0;
+  std::vector<std::string_view> strings;
+  strings.reserve(static_cast<size_t>(vw.values.length));
+  for (int64_t i = 0; i < vw.values.length; ++i) {
+    strings.push_back(arrow::BinaryValue(vw.values, i));
+    total += strings.back().size();
+    max = std::max<uint64_t>(max, strings.back().size());
+  }
+  if (total < kFsstMinPageBytes || max < kFsstMinMaxLength) return std::optional<FsstPage>();
+  codecs::FsstEncoder encoder = codecs::FsstEncoder::Train(strings);
+  if (!encoder.compressed()) return std::optional<FsstPage>();
+  std::vector<std::string> out(strings.size());
+  std::vector<uint8_t> scratch;
+  uint64_t compressed_total = 0;
+  for (size_t i = 0; i < strings.size(); ++i) {
+    scratch.resize(codecs::FsstEncoder::MaxCompressedSize(strings[i].size()) + 8);
+    const size_t n = encoder.CompressString(
+        {reinterpret_cast<const uint8_t*>(strings[i].data()), strings[i].size()}, scratch.data());
+    out[i].assign(reinterpret_cast<const char*>(scratch.data()), n);
+    compressed_total += n;
+  }
+  if (compressed_total >= total) return std::optional<FsstPage>();  // no gain
+  FsstPage page;
+  QV_ASSIGN_OR_RETURN(page.compressed, arrow::MakeBinaryArray(arrow::DataType::Binary(), out));
+  const auto table = encoder.SerializeTable();
+  page.table.assign(reinterpret_cast<const char*>(table.data()), table.size());
+  return std::optional<FsstPage>(std::move(page));
+}
+
+// Levels of [begin, end) encoded with the page's level compression.
+Status EncodeLevels(const std::vector<uint16_t>& levels, uint64_t begin, uint64_t end,
+                    const pb::CompressiveEncoding& encoding, std::string* out) {
+  std::span<const uint16_t> slice(levels.data() + begin, end - begin);
+  std::vector<uint8_t> bytes;
+  if (encoding.has_inline_bitpacking()) {
+    QV_RETURN_IF_ERROR(codecs::EncodeInlineChunk<uint16_t>(slice, &bytes));
+  } else if (encoding.has_out_of_line_bitpacking()) {
+    const int width =
+        static_cast<int>(encoding.out_of_line_bitpacking().values().flat().bits_per_value());
+    QV_RETURN_IF_ERROR(codecs::EncodeOutOfLine<uint16_t>(slice, width, &bytes));
+  } else {
+    out->assign(reinterpret_cast<const char*>(slice.data()), slice.size() * 2);
+    return Status::OK();
+  }
+  out->assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return Status::OK();
+}
+
+// §4.5: InlineBitpacking(16) for pages of up to 1024 levels, OutOfLineBitpacking(16, W) above.
+pb::CompressiveEncoding LevelEncoding(const std::vector<uint16_t>& levels, bool compress) {
+  pb::CompressiveEncoding e;
+  if (!compress) {
+    e.mutable_flat()->set_bits_per_value(16);
+    return e;
+  }
+  if (levels.size() <= 1024) {
+    e.mutable_inline_bitpacking()->set_uncompressed_bits_per_value(16);
+    return e;
+  }
+  uint16_t max = 0;
+  for (uint16_t v : levels) max = std::max(max, v);
+  auto* ool = e.mutable_out_of_line_bitpacking();
+  ool->set_uncompressed_bits_per_value(16);
+  ool->mutable_values()->mutable_flat()->set_bits_per_value(
+      static_cast<uint64_t>(std::max(BitsFor(max), 1)));
+  return e;
+}
+
+Result<EncodedPage> EncodeConstant(const LeafPageData& page) {
+  EncodedPage out;
+  out.rows = page.rows;
+  auto* layout = out.layout.mutable_constant_layout();
+  SetLayers(page.layers, layout->mutable_layers());
+  const bool simple = page.layers.size() == 1 && page.layers[0] == LayerKind::kNullableItem;
+  if (!simple) {
+    std::string rep(reinterpret_cast<const char*>(page.rep.data()), page.rep.size() * 2);
+    std::string def(reinterpret_cast<const char*>(page.def.data()), page.def.size() * 2);
+    out.buffers = {std::move(rep), std::move(def)};
+  }
+  return out;
+}
+
+Result<EncodedPage> EncodeFullZip(const LeafPageData& page, const ValueWriter& vw) {
+  EncodedPage out;
+  out.rows = page.rows;
+  auto* layout = out.layout.mutable_full_zip_layout();
+  SetLayers(page.layers, layout->mutable_layers());
+  uint16_t max_rep = 0, max_def = 0;
+  for (uint16_t r : page.rep) max_rep = std::max(max_rep, r);
+  for (uint16_t d : page.def) max_def = std::max(max_def, d);
+  const int bits_rep = page.rep.empty() ? 0 : std::max(BitsFor(max_rep), 1);
+  const int bits_def = page.def.empty() ? 0 : std::max(BitsFor(max_def), 1);
+  const int ctrl_bits = bits_rep + bits_def;
+  const int ctrl_bytes = ctrl_bits == 0 ? 0 : ctrl_bits <= 8 ? 1 : ctrl_bits <= 16 ? 2 : 4;
+  layout->set_bits_rep(static_cast<uint32_t>(bits_rep));
+  layout->set_bits_def(static_cast<uint32_t>(bits_def));
+  const uint16_t max_visible = MaxVisibleDef(page.layers);
+  const int max_rep_level = MaxRep(page.layers);
+  const bool fsl_validity = vw.HasItemValidity();
+  uint64_t value_bytes = 0;
+  // Variable values: per-value ZSTD for very long ones, FSST with a page table for strings,
+  // else raw (§3.3, §6).
+  std::optional<FsstPage> fsst;
+  bool zstd = false;
+  if (vw.variable) {
+    layout->set_bits_per_offset(static_cast<uint32_t>(vw.offset_bits()));
+    pb::CompressiveEncoding variable;
+    variable.mutable_variable()->mutable_offsets()->mutable_flat()->set_bits_per_value(
+        vw.offset_bits());
+    zstd = vw.compress && vw.MaxValueBytes() > kZstdMinValueBytes;
+    if (!zstd) {
+      QV_ASSIGN_OR_RETURN(fsst, MaybeFsst(vw));
+    }
+    if (zstd) {
+      auto* general = layout->mutable_value_compression()->mutable_general();
+      general->mutable_compression()->set_scheme(pb::COMPRESSION_ALGORITHM_ZSTD);
+      general->mutable_compression()->set_level(0);
+      *general->mutable_values() = variable;
+    } else if (fsst) {
+      auto* f = layout->mutable_value_compression()->mutable_fsst();
+      f->set_symbol_table(fsst->table);
+      *f->mutable_values() = variable;
+    } else {
+      *layout->mutable_value_compression() = variable;
+    }
+  } else {
+    value_bytes = static_cast<uint64_t>((vw.list_size * vw.bits + 7) / 8) +
+                  (fsl_validity ? static_cast<uint64_t>((vw.list_size + 7) / 8) : 0);
+    layout->set_bits_per_value(static_cast<uint32_t>(value_bytes * 8));
+    if (vw.fsl) {
+      auto* fsl = layout->mutable_value_compression()->mutable_fixed_size_list();
+      fsl->set_items_per_value(static_cast<uint64_t>(vw.list_size));
+      fsl->set_has_validity(fsl_validity);
+      fsl->mutable_values()->mutable_flat()->set_bits_per_value(static_cast<uint64_t>(vw.bits));
+    } else {
+      layout->mutable_value_compression()->mutable_flat()->set_bits_per_value(
+          static_cast<uint64_t>(vw.bits));
+    }
+  }
+  std::string data;
+  std::vector<uint8_t> zstd_scratch;
+  std::vector<uint64_t> row_starts;
+  int64_t v = 0;
+  const uint64_t n = page.num_levels;
+  for (uint64_t i = 0; i < n; ++i) {
+    const uint16_t rep = page.rep.empty() ? 0 : page.rep[i];
+    const uint16_t def = page.def.empty() ? 0 : page.def[i];
+    if (page.rep.empty() || rep == max_rep_level) row_starts.push_back(data.size());
+    if (ctrl_bytes > 0) {
+      const uint32_t ctrl = (static_cast<uint32_t>(rep) << bits_def) | def;
+      if (ctrl_bytes == 1) {
+        data.push_back(static_cast<char>(ctrl));
+      } else if (ctrl_bytes == 2) {
+        Put<uint16_t>(&data, static_cast<uint16_t>(ctrl));
+      } else {
+        Put<uint32_t>(&data, ctrl);
+      }
+    }
+    if (def > max_visible) continue;
+    if (vw.variable) {
+      if (def == 0) {
+        std::string_view value = arrow::BinaryValue(fsst ? *fsst->compressed : vw.values, v);
+        if (zstd) {
+          zstd_scratch.clear();  // the codec appends
+          QV_RETURN_IF_ERROR(codecs::CompressZstdUnit(
+              {reinterpret_cast<const uint8_t*>(value.data()), value.size()}, kPerValueZstdLevel,
+              &zstd_scratch));
+          value = std::string_view(reinterpret_cast<const char*>(zstd_scratch.data()),
+                                   zstd_scratch.size());
+        }
+        if (vw.offset_bytes == 8) {
+          Put<uint64_t>(&data, value.size());
+        } else {
+          Put<uint32_t>(&data, static_cast<uint32_t>(value.size()));
+        }
+        data += value;
+      }
+    } else {
+      if (fsl_validity) data += vw.ItemValidity(v * vw.list_size, vw.list_size);
+      data += vw.FlatItems(v * vw.list_size, vw.list_size);
+    }
+    ++v;
+  }
+  if (v != vw.values.length) {
+    return Status::Internal(
+        fmt::format("full-zip page wrote {} of {} values", v, vw.values.length));
+  }
+  layout->set_num_items(static_cast<uint32_t>(ctrl_bytes > 0 ? n : static_cast<uint64_t>(v)));
+  layout->set_num_visible_items(static_cast<uint32_t>(v));
+  out.buffers.push_back(std::move(data));
+  if (!page.rep.empty() || vw.variable) {
+    row_starts.push_back(out.buffers[0].size());
+    std::string index;
+    const bool wide = out.buffers[0].size() > UINT32_MAX;
+    for (uint64_t s : row_starts) {
+      if (wide) {
+        Put<uint64_t>(&index, s);
+      } else {
+        Put<uint32_t>(&index, static_cast<uint32_t>(s));
+      }
+    }
+    out.buffers.push_back(std::move(index));
+  }
+  return out;
+}
+
+// Values per chunk starting at value `first`: a power of two (the last chunk may be shorter).
+int64_t ChunkValues(const ValueWriter& vw, bool bitpack, bool rle, int64_t first) {
+  const int64_t left = vw.values.length - first;
+  if (bitpack) return std::min(kBitpackChunk, left);
+  if (rle) return std::min(kRleChunk, left);
+  int64_t n;
+  if (vw.variable) {
+    // As many values as fit the target, as a power of two.
+    uint64_t bytes = 0;
+    n = 0;
+    while (n < left && n < kMaxChunkValues) {
+      bytes += vw.ValueBytes(first + n) + static_cast<uint64_t>(vw.offset_bytes);
+      if (n > 0 && bytes > kChunkTargetBytes) break;
+      ++n;
+    }
+    n = std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(n, 1)));
+  } else {
+    const uint64_t per = std::max<uint64_t>(1, static_cast<uint64_t>(vw.list_size * vw.bits));
+    uint64_t fit = kChunkTargetBytes * 8 / per;
+    n = static_cast<int64_t>(
+        std::bit_floor(std::max<uint64_t>(1, std::min<uint64_t>(fit, kMaxChunkValues))));
+  }
+  return std::min(n, left);
+}
+
+Result<EncodedPage> EncodeMiniBlock(const LeafPageData& page, const ValueWriter& page_values,
+                                    const PageEncodeOptions& options) {
+  // Dictionary pages: the chunks hold u32 indices, the items go in buffer 2 (§3.2). Arrow
+  // dictionary columns are always stored this way (Lance rebuilds a DictionaryArray from it).
+  std::optional<Dictionary> dict;
+  if (page.dictionary_type) {
+    QV_ASSIGN_OR_RETURN(dict, BuildDictionary(page_values.values, INT64_MAX));
+  } else {
+    QV_ASSIGN_OR_RETURN(dict, MaybeDictionary(page_values));
+  }
+  std::optional<FsstPage> fsst;
+  if (!dict && page_values.variable) {
+    QV_ASSIGN_OR_RETURN(fsst, MaybeFsst(page_values));
+  }
+  ValueWriter index_writer(dict   ? *dict->indices
+                           : fsst ? *fsst->compressed
+                                  : page_values.values,
+                           options.compress, fsst ? page_values.offset_bytes : 0);
+  const ValueWriter& vw = dict || fsst ? index_writer : page_values;
+  EncodedPage out;
+  out.rows = page.rows;
+  auto* layout = out.layout.mutable_mini_block_layout();
+  SetLayers(page.layers, layout->mutable_layers());
+  const bool has_rep = !page.rep.empty();
+  const bool has_def = !page.def.empty();
+  pb::CompressiveEncoding rep_enc, def_enc;
+  if (has_rep)
+    *layout->mutable_rep_compression() = rep_enc = LevelEncoding(page.rep, options.compress);
+  if (has_def)
+    *layout->mutable_def_compression() = def_enc = LevelEncoding(page.def, options.compress);
+  // Fixed-width integers: the smallest of raw, bit-packed and run-length encoded (§6).
+  bool bitpack = false, rle = false;
+  if (vw.CanBitpack()) {
+    const uint64_t raw = static_cast<uint64_t>(vw.values.length) * vw.bits / 8;
+    const uint64_t packed = vw.BitpackedSize();
+    const uint64_t runs = vw.RleSize();
+    rle = runs < raw && runs < packed;
+    bitpack = !rle && packed < raw;
+  }
+  auto* vc = layout->mutable_value_compression();
+  uint64_t num_buffers = 1;
+  if (fsst) {
+    auto* f = vc->mutable_fsst();
+    f->set_symbol_table(fsst->table);
+    f->mutable_values()->mutable_variable()->mutable_offsets()->mutable_flat()->set_bits_per_value(
+        vw.offset_bits());
+  } else if (rle) {
+    auto* r = vc->mutable_rle();
+    r->mutable_values()->mutable_flat()->set_bits_per_value(static_cast<uint64_t>(vw.bits));
+    r->mutable_run_lengths()->mutable_flat()->set_bits_per_value(8);
+    num_buffers = 2;
+  } else if (bitpack) {
+    vc->mutable_inline_bitpacking()->set_uncompressed_bits_per_value(
+        static_cast<uint64_t>(vw.bits));
+  } else if (vw.variable) {
+    vc->mutable_variable()->mutable_offsets()->mutable_flat()->set_bits_per_value(vw.offset_bits());
+  } else if (vw.fsl) {
+    auto* fsl = vc->mutable_fixed_size_list();
+    fsl->set_items_per_value(static_cast<uint64_t>(vw.list_size));
+    fsl->set_has_validity(vw.HasItemValidity());
+    fsl->mutable_values()->mutable_flat()->set_bits_per_value(static_cast<uint64_t>(vw.bits));
+    if (vw.HasItemValidity()) num_buffers = 2;
+  } else {
+    vc->mutable_flat()->set_bits_per_value(static_cast<uint64_t>(vw.bits));
+  }
+  layout->set_num_buffers(num_buffers);
+  layout->set_num_items(static_cast<uint64_t>(vw.values.length));
+  std::string dictionary_block;
+  if (dict) {
+    dictionary_block = DictionaryBlock(*dict->items, layout->mutable_dictionary());
+    layout->set_num_dictionary_items(static_cast<uint64_t>(dict->items->length));
+  }
+
+  const std::vector<uint64_t> visible = VisibleLevels(page);
+  const int max_rep = MaxRep(page.layers);
+  std::vector<uint64_t> row_starts;  // level index of each row start, then num_levels
+  if (has_rep) {
+    for (uint64_t i = 0; i < page.num_levels; ++i) {
+      if (page.rep[i] == max_rep) row_starts.push_back(i);
+    }
+  }
+  std::string meta, data, rep_index;
+  uint64_t level_begin = 0;
+  for (int64_t first = 0; first < vw.values.length;) {
+    int64_t n = ChunkValues(vw, bitpack, rle, first);
+    const bool last = first + n == vw.values.length;
+    // This chunk's levels run to its last value's level (the last chunk takes the rest).
+    uint64_t level_end =
+        (has_rep || has_def)
+            ? (last ? page.num_levels : visible[static_cast<size_t>(first + n - 1)] + 1)
+            : 0;
+    std::string chunk;
+    Put<uint16_t>(&chunk, static_cast<uint16_t>(level_end - level_begin));
+    std::string rep_bytes, def_bytes;
+    if (level_end - level_begin > 65535) {
+      return Status::Unsupported("a mini-block chunk with more than 65535 levels");
+    }
+    if (has_rep)
+      QV_RETURN_IF_ERROR(EncodeLevels(page.rep, level_begin, level_end, rep_enc, &rep_bytes));
+    if (has_def)
+      QV_RETURN_IF_ERROR(EncodeLevels(page.def, level_begin, level_end, def_enc, &def_bytes));
+    std::vector<std::string> value_buffers;
+    if (bitpack) {
+      std::string packed;
+      QV_RETURN_IF_ERROR(vw.Bitpack(first, n, &packed));
+      value_buffers.push_back(std::move(packed));
+    } else if (rle) {
+      std::string run_values, run_lengths;
+      vw.Rle(first, n, &run_values, &run_lengths);
+      value_buffers.push_back(std::move(run_values));
+      value_buffers.push_back(std::move(run_lengths));
+    } else if (vw.variable) {
+      value_buffers.push_back(vw.VariableChunk(first, n));
+    } else {
+      if (num_buffers == 2)
+        value_buffers.push_back(vw.ItemValidity(first * vw.list_size, n * vw.list_size));
+      value_buffers.push_back(vw.FlatItems(first * vw.list_size, n * vw.list_size));
+    }
+    if (has_rep) Put<uint16_t>(&chunk, static_cast<uint16_t>(rep_bytes.size()));
+    if (has_def) Put<uint16_t>(&chunk, static_cast<uint16_t>(def_bytes.size()));
+    for (const auto& b : value_buffers) {
+      if (b.size() > kMaxChunkBuffer) {
+        return Status::Internal(fmt::format("mini-block buffer of {} bytes", b.size()));
+      }
+      Put<uint16_t>(&chunk, static_cast<uint16_t>(b.size()));
+    }
+    PadTo(&chunk, 8);
+    if (has_rep) chunk += rep_bytes, PadTo(&chunk, 8);
+    if (has_def) chunk += def_bytes, PadTo(&chunk, 8);
+    for (const auto& b : value_buffers) chunk += b, PadTo(&chunk, 8);
+    if (chunk.size() > kMaxChunkBytes) {
+      return Status::Internal(fmt::format("mini-block chunk of {} bytes", chunk.size()));
+    }
+    const uint16_t log_n =
+        last ? 0 : static_cast<uint16_t>(std::countr_zero(static_cast<uint64_t>(n)));
+    Put<uint16_t>(&meta, static_cast<uint16_t>(((chunk.size() / 8 - 1) << 4) | log_n));
+    data += chunk;
+    if (has_rep) {
+      // (rows completing in this chunk, levels of a row continuing into the next one) §3.2.
+      auto lo = std::upper_bound(row_starts.begin(), row_starts.end(), level_begin);
+      auto hi = std::upper_bound(row_starts.begin(), row_starts.end(), level_end);
+      // Rows whose end (the next row's start, or the page end) falls in (begin, end].
+      const uint64_t completed =
+          static_cast<uint64_t>(hi - lo) + (level_end == page.num_levels ? 1 : 0);
+      uint64_t trailing = 0;
+      const bool ends_at_row = level_end == page.num_levels ||
+                               std::binary_search(row_starts.begin(), row_starts.end(), level_end);
+      if (!ends_at_row) {
+        const uint64_t row_start = *std::prev(hi);
+        trailing = level_end - std::max(row_start, level_begin);
+      }
+      Put<uint64_t>(&rep_index, completed);
+      Put<uint64_t>(&rep_index, trailing);
+    }
+    level_begin = level_end;
+    first += n;
+  }
+  out.buffers.push_back(std::move(meta));
+  out.buffers.push_back(std::move(data));
+  if (dict) out.buffers.push_back(std::move(dictionary_block));
+  if (has_rep) {
+    layout->set_repetition_index_depth(1);
+    out.buffers.push_back(std::move(rep_index));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<EncodedPage> EncodePage21(const LeafPageData& page, const PageEncodeOptions& options) {
+  if (page.num_valid_values == 0) return EncodeConstant(page);
+  ValueWriter vw(*page.values, options.compress);
+  if (!page.dictionary_type && vw.MaxValueBytes() >= kFullZipMinValueBytes) {
+    return EncodeFullZip(page, vw);
+  }
+  return EncodeMiniBlock(page, vw, options);
+}
+
+}  // namespace quiver::format::internal

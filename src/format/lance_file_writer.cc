@@ -1,0 +1,250 @@
+#include "format/lance_file_writer.h"
+
+#include <fmt/format.h>
+
+#include "arrow/compare.h"
+#include "format/arrow_schema.h"
+#include "format/internal/page_encoder21.h"
+#include "format/internal/shred.h"
+#include "format/lance_proto.h"
+#include "format/proto/file2.pb.h"
+
+namespace quiver::format {
+
+namespace internal {
+
+namespace {
+
+constexpr uint64_t kAlignment = 64;  // every page and global buffer starts 64-byte aligned (§1.2)
+
+// The column-level encoding Lance writes for every column: ColumnEncoding{values: Empty}.
+std::string ColumnEncodingAny() {
+  lance::file::v2::AnyBytes any;
+  any.set_type_url("/lance.encodings.ColumnEncoding");
+  any.set_value(std::string("\x0a\x00", 2));  // field 1 (values), length 0
+  return any.SerializeAsString();
+}
+
+lance::file::Encoding FieldEncoding(const std::string& logical) {
+  if (logical == "struct" || logical.rfind("list", 0) == 0 || logical.rfind("large_list", 0) == 0) {
+    return lance::file::NONE;
+  }
+  if (logical.rfind("dict:", 0) == 0) return lance::file::DICTIONARY;
+  if (logical == "string" || logical == "binary" || logical == "large_string" ||
+      logical == "large_binary") {
+    return lance::file::VAR_BINARY;
+  }
+  return lance::file::PLAIN;
+}
+
+void AddFields(const SchemaField& f, lance::file::Schema* out) {
+  lance::file::Field* field = out->add_fields();
+  field->set_name(f.name);
+  field->set_id(f.id);
+  field->set_parent_id(f.parent_id);
+  field->set_logical_type(f.logical_type);
+  field->set_nullable(f.nullable);
+  field->set_encoding(FieldEncoding(f.logical_type));
+  if (f.logical_type.rfind("dict:", 0) == 0) field->mutable_dictionary();
+  for (const auto& [k, v] : f.metadata) (*field->mutable_metadata())[k] = v;
+  for (const auto& child : f.children) AddFields(child, out);
+}
+
+void CollectLeafIds(const SchemaField& f, std::vector<int32_t>* ids) {
+  if (IsLeaf21(f)) {
+    ids->push_back(f.id);
+    return;
+  }
+  for (const auto& c : f.children) CollectLeafIds(c, ids);
+}
+
+}  // namespace
+
+class FileWriterState {
+ public:
+  std::shared_ptr<ObjectStore> store;
+  std::string key;
+  Schema schema;
+  arrow::Schema arrow_schema;
+  FileWriteOptions options;
+  std::unique_ptr<ObjectWriter> out;
+  uint64_t position = 0;
+  uint64_t rows = 0;
+
+  struct Column {
+    size_t field;  // top-level field index
+    std::unique_ptr<LeafShredder> shredder;
+    lance::file::v2::ColumnMetadata meta;
+    uint64_t rows_written = 0;
+  };
+  std::vector<Column> columns;
+
+  Status WriteBytes(std::string_view bytes) {
+    QV_RETURN_IF_ERROR(out->Append(bytes));
+    position += bytes.size();
+    return Status::OK();
+  }
+
+  Status Pad() {
+    const uint64_t pad = (kAlignment - position % kAlignment) % kAlignment;
+    if (pad == 0) return Status::OK();
+    return WriteBytes(std::string(pad, '\0'));
+  }
+
+  Status FlushColumn(Column& column) {
+    if (column.shredder->rows() == 0) return Status::OK();
+    QV_ASSIGN_OR_RETURN(LeafPageData data, column.shredder->TakePage());
+    PageEncodeOptions encode;
+    encode.compress = options.compress;
+    QV_ASSIGN_OR_RETURN(EncodedPage page, EncodePage21(data, encode));
+    auto* meta = column.meta.add_pages();
+    for (const std::string& buffer : page.buffers) {
+      QV_RETURN_IF_ERROR(Pad());
+      meta->add_buffer_offsets(position);
+      meta->add_buffer_sizes(buffer.size());
+      QV_RETURN_IF_ERROR(WriteBytes(buffer));
+    }
+    meta->set_length(page.rows);
+    meta->set_priority(column.rows_written);
+    lance::file::v2::AnyBytes any;
+    any.set_type_url("/lance.encodings21.PageLayout");
+    any.set_value(page.layout.SerializeAsString());
+    meta->mutable_encoding()->mutable_direct()->set_encoding(any.SerializeAsString());
+    column.rows_written += page.rows;
+    return Status::OK();
+  }
+};
+
+}  // namespace internal
+
+LanceFileWriter::~LanceFileWriter() { Abort(); }
+
+Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(std::shared_ptr<ObjectStore> store,
+                                                               std::string key,
+                                                               const Schema& schema,
+                                                               const FileWriteOptions& options) {
+  auto state = std::make_unique<internal::FileWriterState>();
+  QV_ASSIGN_OR_RETURN(state->arrow_schema, ToArrowSchema(schema));
+  arrow::MemoryPool* pool = options.pool != nullptr ? options.pool : arrow::MemoryPool::Default();
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    std::vector<std::vector<int>> leaves;
+    CollectLeaves21(schema.fields[i], &leaves);
+    for (auto& path : leaves) {
+      internal::FileWriterState::Column column;
+      column.field = i;
+      QV_ASSIGN_OR_RETURN(column.shredder, internal::LeafShredder::Make(
+                                               state->arrow_schema.fields[i].type, path, pool));
+      column.meta.mutable_encoding()->mutable_direct()->set_encoding(internal::ColumnEncodingAny());
+      state->columns.push_back(std::move(column));
+    }
+  }
+  QV_ASSIGN_OR_RETURN(state->out, store->OpenWriter(key, options.put));
+  state->store = std::move(store);
+  state->key = std::move(key);
+  state->schema = schema;
+  state->options = options;
+  std::unique_ptr<LanceFileWriter> writer(new LanceFileWriter());
+  writer->state_ = std::move(state);
+  return writer;
+}
+
+uint64_t LanceFileWriter::rows_written() const { return state_ ? state_->rows : 0; }
+
+Status LanceFileWriter::Write(const arrow::RecordBatch& batch) {
+  if (!state_) return Status::InvalidInput("write to a finished or aborted Lance file writer");
+  auto& s = *state_;
+  const auto& fields = s.arrow_schema.fields;
+  if (batch.columns.size() != fields.size()) {
+    return Status::InvalidInput(fmt::format("a batch of {} columns for a schema of {} fields",
+                                            batch.columns.size(), fields.size()));
+  }
+  arrow::EqualOptions loose;
+  loose.check_field_names = false;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const auto& column = *batch.columns[i];
+    if (column.length != batch.length) {
+      return Status::InvalidInput(fmt::format("column {} has {} rows, the batch {}", fields[i].name,
+                                              column.length, batch.length));
+    }
+    auto empty = arrow::MakeNullArray(fields[i].type, 0);
+    if (!empty.ok() || arrow::Diff(**empty, *arrow::Slice(batch.columns[i], 0, 0), loose)) {
+      return Status::InvalidInput(fmt::format("column {} is {}, the table has {}", fields[i].name,
+                                              column.type.ToString(), fields[i].type.ToString()));
+    }
+    if (!fields[i].nullable && column.null_count > 0) {
+      return Status::InvalidInput(fmt::format("column {} is not nullable but has {} nulls",
+                                              fields[i].name, column.null_count));
+    }
+  }
+  QV_RETURN_IF_ERROR(batch.Validate(/*full=*/false));
+  for (auto& column : s.columns) {
+    QV_RETURN_IF_ERROR(column.shredder->Append(*batch.columns[column.field]));
+    if (column.shredder->buffered_bytes() >= s.options.page_bytes) {
+      QV_RETURN_IF_ERROR(s.FlushColumn(column));
+    }
+  }
+  s.rows += static_cast<uint64_t>(batch.length);
+  return Status::OK();
+}
+
+Result<FileWriteResult> LanceFileWriter::Finish() {
+  if (!state_) return Status::InvalidInput("finish of a finished or aborted Lance file writer");
+  auto& s = *state_;
+  for (auto& column : s.columns) QV_RETURN_IF_ERROR(s.FlushColumn(column));
+  // Global buffer 0: the schema.
+  QV_RETURN_IF_ERROR(s.Pad());
+  const uint64_t gb0 = s.position;
+  lance::file::FileDescriptor descriptor;
+  for (const auto& f : s.schema.fields) internal::AddFields(f, descriptor.mutable_schema());
+  for (const auto& [k, v] : s.schema.metadata)
+    (*descriptor.mutable_schema()->mutable_metadata())[k] = v;
+  descriptor.set_length(s.rows);
+  const std::string schema_bytes = descriptor.SerializeAsString();
+  QV_RETURN_IF_ERROR(s.WriteBytes(schema_bytes));
+  // Column metadata, back to back, then the offset tables and the footer.
+  const uint64_t column_meta_start = s.position;
+  std::string cmo;
+  for (const auto& column : s.columns) {
+    const std::string bytes = column.meta.SerializeAsString();
+    const uint64_t at = s.position;
+    cmo.append(reinterpret_cast<const char*>(&at), 8);
+    const uint64_t len = bytes.size();
+    cmo.append(reinterpret_cast<const char*>(&len), 8);
+    QV_RETURN_IF_ERROR(s.WriteBytes(bytes));
+  }
+  const uint64_t cmo_offset = s.position;
+  QV_RETURN_IF_ERROR(s.WriteBytes(cmo));
+  const uint64_t gbo_offset = s.position;
+  std::string tail;
+  const uint64_t schema_len = schema_bytes.size();
+  tail.append(reinterpret_cast<const char*>(&gb0), 8);
+  tail.append(reinterpret_cast<const char*>(&schema_len), 8);
+  tail.append(reinterpret_cast<const char*>(&column_meta_start), 8);
+  tail.append(reinterpret_cast<const char*>(&cmo_offset), 8);
+  tail.append(reinterpret_cast<const char*>(&gbo_offset), 8);
+  const uint32_t num_global = 1, num_columns = static_cast<uint32_t>(s.columns.size());
+  tail.append(reinterpret_cast<const char*>(&num_global), 4);
+  tail.append(reinterpret_cast<const char*>(&num_columns), 4);
+  const uint16_t major = 2, minor = 1;
+  tail.append(reinterpret_cast<const char*>(&major), 2);
+  tail.append(reinterpret_cast<const char*>(&minor), 2);
+  tail += "LANC";
+  QV_RETURN_IF_ERROR(s.WriteBytes(tail));
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta, s.out->Finish());
+  FileWriteResult result;
+  result.size = meta.size;
+  result.num_rows = s.rows;
+  for (const auto& f : s.schema.fields) internal::CollectLeafIds(f, &result.fields);
+  for (size_t i = 0; i < result.fields.size(); ++i) {
+    result.column_indices.push_back(static_cast<int32_t>(i));
+  }
+  state_.reset();
+  return result;
+}
+
+void LanceFileWriter::Abort() {
+  if (state_ && state_->out) state_->out->Abort();
+  state_.reset();
+}
+
+}  // namespace quiver::format

@@ -1,0 +1,71 @@
+// Writes Lance data files (file format 2.1) from Arrow record batches.
+//
+// Each leaf column buffers whole rows until about `page_bytes` are pending and then cuts a page;
+// pages go out through a streaming ObjectWriter as they are made, so memory is bounded by one
+// page per column whatever the file size. Finish() writes the schema (global buffer 0), the
+// column metadata, the offset tables and the footer (lance-file-format.md §1), then publishes the
+// file (nothing is visible under the key before that).
+//
+// The layouts and compressions follow what Lance 8.0 writes by default (§6), within the byte
+// rules Lance's reader checks (§3, §7): 64-byte aligned buffers, chunks of at most 32 KiB,
+// variable buffers padded to their offset width.
+//
+// Thread-safety: single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arrow/record_batch.h"
+#include "common/result.h"
+#include "format/lance_file_reader.h"
+#include "format/schema.h"
+#include "store/object_store.h"
+
+namespace quiver::format {
+
+struct FileWriteOptions {
+  uint64_t page_bytes = 8ull << 20;  // per column, before a page is cut
+  bool compress = true;              // false: Flat / Variable values and raw levels only
+  PutOptions put = PutOptions::CreateOnly();
+  arrow::MemoryPool* pool = nullptr;
+};
+
+// What a table's DataFile records about the file (lance-table-format.md §2.3).
+struct FileWriteResult {
+  uint64_t size = 0;
+  uint64_t num_rows = 0;
+  std::vector<int32_t> fields;          // ids of the fields that own a column, in column order
+  std::vector<int32_t> column_indices;  // 0 .. columns - 1
+  uint32_t major = 2, minor = 1;        // DataFile.file_major/minor_version
+};
+
+namespace internal {
+class FileWriterState;
+}
+
+class LanceFileWriter {
+ public:
+  // `schema` holds the Lance fields (ids, logical types) the batches' columns are written as;
+  // batches must carry exactly its top-level fields, in order, with matching types.
+  static Result<std::unique_ptr<LanceFileWriter>> Open(std::shared_ptr<ObjectStore> store,
+                                                       std::string key, const Schema& schema,
+                                                       const FileWriteOptions& options = {});
+  ~LanceFileWriter();
+
+  // InvalidInput when the batch does not match the schema (nothing is written then).
+  Status Write(const arrow::RecordBatch& batch);
+  Result<FileWriteResult> Finish();
+  // Drops everything; nothing becomes visible.
+  void Abort();
+
+  uint64_t rows_written() const;
+
+ private:
+  LanceFileWriter() = default;
+  std::unique_ptr<internal::FileWriterState> state_;
+};
+
+}  // namespace quiver::format

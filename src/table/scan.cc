@@ -1,0 +1,299 @@
+#include "table/scan.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "arrow/concatenate.h"
+#include "format/arrow_schema.h"
+#include "format/lance_file_reader.h"
+#include "format/lance_proto.h"
+#include "table/fragment_rows.h"
+
+namespace quiver::table {
+
+namespace {
+
+void CollectIds(const format::SchemaField& field, std::unordered_set<int32_t>* ids) {
+  ids->insert(field.id);
+  for (const auto& child : field.children) CollectIds(child, ids);
+}
+
+// One top-level field to produce: where it comes from in the current fragment.
+struct OutputField {
+  size_t schema_index;              // in the dataset schema
+  std::unordered_set<int32_t> ids;  // the field's id and its descendants'
+};
+
+// Deleted rows between two kept ranges that are decoded and dropped rather than skipped: a
+// reader call per kept range costs about as much as decoding ~100 rows, so scattered deletes
+// read whole spans (see CoalesceReads).
+constexpr uint64_t kMaxDroppedGap = 64;
+
+// One data file of the open fragment, read for the output fields it holds.
+struct Part {
+  std::unique_ptr<format::LanceFileReader> reader;  // outlives `stream` (declared first)
+  std::unique_ptr<arrow::BatchStream> stream;
+  std::vector<size_t> outputs;  // which output fields (indices into fields_) it produces
+  RowSelector selector;         // which rows of the stream's batches are kept
+};
+
+class DatasetStream final : public arrow::BatchStream {
+ public:
+  DatasetStream(std::shared_ptr<const Dataset> dataset, ScanOptions options,
+                std::shared_ptr<const arrow::Schema> out_schema, std::vector<OutputField> fields)
+      : dataset_(std::move(dataset)),
+        options_(std::move(options)),
+        schema_(std::move(out_schema)),
+        fields_(std::move(fields)),
+        to_skip_(options_.offset),
+        left_(options_.limit.value_or(UINT64_MAX)) {
+    if (options_.batch_rows == 0) options_.batch_rows = 8192;
+  }
+
+  const std::shared_ptr<const arrow::Schema>& schema() const override { return schema_; }
+
+  Result<std::optional<arrow::RecordBatch>> Next() override {
+    const auto& fragments = dataset_->manifest().fragments();
+    while (left_ > 0) {
+      if (!fragment_open_) {
+        if (next_fragment_ >= static_cast<size_t>(fragments.size())) break;
+        QV_RETURN_IF_ERROR(OpenFragment(fragments[static_cast<int>(next_fragment_++)]));
+        if (!fragment_open_) continue;  // skipped whole
+      }
+      QV_ASSIGN_OR_RETURN(auto batch, NextFromFragment());
+      if (batch) return batch;
+      fragment_open_ = false;
+    }
+    return std::optional<arrow::RecordBatch>();
+  }
+
+ private:
+  Status OpenFragment(const lance::table::DataFragment& fragment) {
+    parts_.clear();
+    QV_ASSIGN_OR_RETURN(std::optional<RowRanges> rows, RowsToRead(fragment));
+    if (!rows) return Status::OK();
+    auto kept = std::make_shared<const RowRanges>(std::move(*rows));
+    auto reads = std::make_shared<const RowRanges>(
+        CoalesceReads(*kept, kMaxDroppedGap, options_.batch_rows));
+    QV_RETURN_IF_ERROR(OpenParts(fragment, reads, kept));
+    remaining_ = CountRows(*kept);
+    rows_ = RowRangeCursor(kept);
+    fragment_id_ = fragment.id();
+    fragment_open_ = true;
+    return Status::OK();
+  }
+
+  // The rows of `fragment` this scan reads: its kept rows (physical rows minus deletions) after
+  // the rest of the offset and within the limit, cut at batch boundaries. nullopt when the offset
+  // skips the whole fragment (decided from the manifest when it tells the deleted-row count).
+  Result<std::optional<RowRanges>> RowsToRead(const lance::table::DataFragment& fragment) {
+    if (std::optional<uint64_t> known = KnownKeptRows(fragment); known && to_skip_ >= *known) {
+      to_skip_ -= *known;
+      return std::optional<RowRanges>();
+    }
+    QV_ASSIGN_OR_RETURN(RowRanges kept, KeptRows(*dataset_, fragment));
+    const uint64_t count = CountRows(kept);
+    if (to_skip_ >= count) {
+      to_skip_ -= count;
+      return std::optional<RowRanges>();
+    }
+    RowRanges rows = SliceRows(kept, to_skip_, left_);
+    to_skip_ = 0;
+    // Cut at batch boundaries, so that no reader batch straddles two of the scan's batches.
+    return std::optional<RowRanges>(SplitEvery(rows, options_.batch_rows));
+  }
+
+  // Opens a reader over `reads` for each data file that holds projected fields, keeping the rows
+  // of `kept`; the projected fields no file holds read as nulls.
+  Status OpenParts(const lance::table::DataFragment& fragment,
+                   const std::shared_ptr<const RowRanges>& reads,
+                   const std::shared_ptr<const RowRanges>& kept) {
+    std::vector<bool> covered(fields_.size(), false);
+    for (const auto& file : fragment.files()) {
+      std::vector<size_t> outputs = TakeFieldsOf(file, &covered);
+      if (outputs.empty()) continue;
+      QV_ASSIGN_OR_RETURN(Part part, OpenPart(fragment, file, std::move(outputs), reads, kept));
+      parts_.push_back(std::move(part));
+    }
+    missing_.clear();
+    for (size_t o = 0; o < fields_.size(); ++o) {
+      if (!covered[o]) missing_.push_back(o);
+    }
+    return Status::OK();
+  }
+
+  // The output fields not yet `covered` that `file` holds (a field and its children are always
+  // in one file); marks them covered.
+  std::vector<size_t> TakeFieldsOf(const lance::table::DataFile& file,
+                                   std::vector<bool>* covered) const {
+    std::vector<size_t> outputs;
+    for (size_t o = 0; o < fields_.size(); ++o) {
+      if ((*covered)[o]) continue;
+      if (std::any_of(file.fields().begin(), file.fields().end(),
+                      [&](int32_t id) { return fields_[o].ids.count(id) > 0; })) {
+        (*covered)[o] = true;
+        outputs.push_back(o);
+      }
+    }
+    return outputs;
+  }
+
+  Result<Part> OpenPart(const lance::table::DataFragment& fragment,
+                        const lance::table::DataFile& file, std::vector<size_t> outputs,
+                        const std::shared_ptr<const RowRanges>& reads,
+                        const std::shared_ptr<const RowRanges>& kept) const {
+    std::optional<uint32_t> base;
+    if (file.has_base_id()) base = file.base_id();
+    QV_ASSIGN_OR_RETURN(auto store, StoreForBase(*dataset_, base, "data file " + file.path()));
+    format::FileReadOptions read_options;
+    read_options.known_size = file.file_size_bytes();
+    read_options.pool = options_.pool;
+    QV_ASSIGN_OR_RETURN(auto reader,
+                        format::LanceFileReader::Open(store, "data/" + file.path(), read_options));
+    if (reader->num_rows() != fragment.physical_rows()) {
+      return Status::Corruption(
+          fmt::format("fragment {}: data file {} has {} rows, the fragment {}", fragment.id(),
+                      file.path(), reader->num_rows(), fragment.physical_rows()));
+    }
+    format::ReadRequest request;
+    for (size_t o : outputs) {
+      request.field_ids.push_back(dataset_->schema().fields[fields_[o].schema_index].id);
+    }
+    request.row_ranges = *reads;
+    request.batch_rows = options_.batch_rows;
+    QV_ASSIGN_OR_RETURN(auto stream, reader->Read(request));
+    return Part{std::move(reader), std::move(stream), std::move(outputs), RowSelector(reads, kept)};
+  }
+
+  Result<std::optional<arrow::RecordBatch>> NextFromFragment() {
+    if (remaining_ == 0) return std::optional<arrow::RecordBatch>();
+    const uint64_t length = std::min<uint64_t>(options_.batch_rows, remaining_);
+    arrow::RecordBatch batch;
+    batch.schema = schema_;
+    batch.columns.resize(schema_->fields.size());
+    for (Part& part : parts_) {
+      QV_ASSIGN_OR_RETURN(std::vector<arrow::ArrayPtr> columns, ReadRows(part, length));
+      for (size_t k = 0; k < part.outputs.size(); ++k) {
+        batch.columns[part.outputs[k]] = std::move(columns[k]);
+      }
+    }
+    for (size_t o : missing_) {
+      QV_ASSIGN_OR_RETURN(batch.columns[o],
+                          arrow::MakeNullArray(schema_->fields[o].type,
+                                               static_cast<int64_t>(length), options_.pool));
+    }
+    if (options_.with_row_addr) {
+      // Addresses of the rows read: deleted rows leave gaps in them.
+      std::vector<uint64_t> addrs;
+      addrs.reserve(length);
+      rows_.Take(length, fragment_id_ << 32, &addrs);
+      QV_ASSIGN_OR_RETURN(batch.columns.back(), arrow::MakeFixedArray(arrow::DataType::UInt64(),
+                                                                      addrs, {}, options_.pool));
+    }
+    batch.length = static_cast<int64_t>(length);
+    remaining_ -= length;
+    left_ -= length;
+    return std::optional<arrow::RecordBatch>(std::move(batch));
+  }
+
+  // Exactly `rows` rows of a part's fields: the kept rows of as many reader batches as it takes
+  // (deleted rows cut them into slices), joined.
+  Result<std::vector<arrow::ArrayPtr>> ReadRows(Part& part, uint64_t rows) {
+    std::vector<std::vector<arrow::ArrayPtr>> pieces(part.outputs.size());
+    uint64_t got = 0;
+    while (got < rows) {
+      QV_ASSIGN_OR_RETURN(auto batch, part.stream->Next());
+      if (!batch) return Status::Corruption("a data file ended before its fragment");
+      if (batch->length <= 0) return Status::Corruption("a data file returned an empty batch");
+      QV_ASSIGN_OR_RETURN(auto slices, part.selector.Next(static_cast<uint64_t>(batch->length)));
+      for (const auto& [offset, length] : slices) {
+        for (size_t k = 0; k < pieces.size(); ++k) {
+          pieces[k].push_back(length == batch->length
+                                  ? std::move(batch->columns[k])
+                                  : arrow::Slice(batch->columns[k], offset, length));
+        }
+        got += static_cast<uint64_t>(length);
+      }
+      if (got > rows) {
+        return Status::Corruption(fmt::format(
+            "data file of fragment {} returned more rows than the batch holds", fragment_id_));
+      }
+    }
+    std::vector<arrow::ArrayPtr> out;
+    for (auto& column : pieces) {
+      if (column.size() == 1) {
+        out.push_back(std::move(column[0]));
+      } else {
+        QV_ASSIGN_OR_RETURN(auto joined, arrow::Concatenate(column, options_.pool));
+        out.push_back(std::move(joined));
+      }
+    }
+    return out;
+  }
+
+  std::shared_ptr<const Dataset> dataset_;
+  ScanOptions options_;
+  std::shared_ptr<const arrow::Schema> schema_;
+  std::vector<OutputField> fields_;
+  uint64_t to_skip_;  // offset rows still to skip
+  uint64_t left_;     // limit rows still to return
+
+  size_t next_fragment_ = 0;
+  bool fragment_open_ = false;
+  uint64_t fragment_id_ = 0;
+  uint64_t remaining_ = 0;  // rows of the open fragment still to return
+  RowRangeCursor rows_;     // their offsets, for row addresses
+  std::vector<Part> parts_;
+  std::vector<size_t> missing_;
+};
+
+std::string ColumnNames(const arrow::Schema& schema) {
+  std::string all;
+  for (const auto& f : schema.fields) all += (all.empty() ? "" : ", ") + f.name;
+  return all;
+}
+
+// Indices into `full` of the requested columns (all of them when none are named).
+Result<std::vector<size_t>> SelectColumns(const arrow::Schema& full,
+                                          const std::vector<std::string>& columns) {
+  std::vector<size_t> selected;
+  if (columns.empty()) {
+    for (size_t i = 0; i < full.fields.size(); ++i) selected.push_back(i);
+    return selected;
+  }
+  for (const std::string& name : columns) {
+    int i = full.FieldIndex(name);
+    if (i < 0) {
+      return Status::InvalidInput(
+          fmt::format("no column '{}' in the table (columns: {})", name, ColumnNames(full)));
+    }
+    selected.push_back(static_cast<size_t>(i));
+  }
+  return selected;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<arrow::BatchStream>> Scan(std::shared_ptr<const Dataset> dataset,
+                                                 const ScanOptions& options) {
+  QV_ASSIGN_OR_RETURN(arrow::Schema full, format::ToArrowSchema(dataset->schema()));
+  QV_ASSIGN_OR_RETURN(std::vector<size_t> selected, SelectColumns(full, options.columns));
+  auto out = std::make_shared<arrow::Schema>();
+  out->metadata = full.metadata;
+  std::vector<OutputField> fields;
+  for (size_t i : selected) {
+    OutputField f{i, {}};
+    CollectIds(dataset->schema().fields[i], &f.ids);
+    fields.push_back(std::move(f));
+    out->fields.push_back(full.fields[i]);
+  }
+  if (options.with_row_addr) {
+    out->fields.push_back(arrow::Field("_rowaddr", arrow::DataType::UInt64(), false));
+  }
+  return std::unique_ptr<arrow::BatchStream>(std::make_unique<DatasetStream>(
+      std::move(dataset), options, std::move(out), std::move(fields)));
+}
+
+}  // namespace quiver::table

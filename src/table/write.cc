@@ -1,0 +1,235 @@
+#include "table/write.h"
+
+#include <fmt/format.h>
+
+#include "arrow/compare.h"
+#include "common/ids.h"
+#include "format/arrow_schema.h"
+#include "format/feature_flags.h"
+#include "format/lance_proto.h"
+#include "table/dataset.h"
+
+namespace quiver::table {
+
+namespace {
+
+void Flatten(const format::SchemaField& f,
+             google::protobuf::RepeatedPtrField<lance::file::Field>* out) {
+  lance::file::Field* field = out->Add();
+  field->set_name(f.name);
+  field->set_id(f.id);
+  field->set_parent_id(f.parent_id);
+  field->set_logical_type(f.logical_type);
+  field->set_nullable(f.nullable);
+  const std::string& t = f.logical_type;
+  if (t == "string" || t == "binary" || t == "large_string" || t == "large_binary") {
+    field->set_encoding(lance::file::VAR_BINARY);
+  } else if (t.rfind("dict:", 0) == 0) {
+    field->set_encoding(lance::file::DICTIONARY);
+    field->mutable_dictionary();
+  } else if (t != "struct" && t.rfind("list", 0) != 0 && t.rfind("large_list", 0) != 0) {
+    field->set_encoding(lance::file::PLAIN);
+  }
+  for (const auto& [k, v] : f.metadata) (*field->mutable_metadata())[k] = v;
+  for (const auto& c : f.children) Flatten(c, out);
+}
+
+// Lance-shaped data file names: 24 random bits as '0'/'1' and 26 random hex digits (the shape
+// Rust Lance uses; any unique name works since the manifest records it).
+std::string NewDataFileName() {
+  uint8_t bytes[16];
+  RandomBytes(bytes, sizeof(bytes));
+  std::string name;
+  for (int i = 0; i < 24; ++i) name += ((bytes[i / 8] >> (i % 8)) & 1) ? '1' : '0';
+  static const char* hex = "0123456789abcdef";
+  for (int i = 0; i < 13; ++i) {
+    name += hex[bytes[3 + i] >> 4];
+    name += hex[bytes[3 + i] & 15];
+  }
+  return name + ".lance";
+}
+
+// Checks the input's schema against the table's (same names, types and order); nullability may
+// be stricter in the input.
+Status CheckAppendSchema(const arrow::Schema& table, const arrow::Schema& input) {
+  if (table.fields.size() != input.fields.size()) {
+    return Status::InvalidInput(fmt::format("the data has {} columns, the table {} ({})",
+                                            input.fields.size(), table.fields.size(),
+                                            table.ToString()));
+  }
+  for (size_t i = 0; i < table.fields.size(); ++i) {
+    const auto& t = table.fields[i];
+    const auto& in = input.fields[i];
+    auto empty_t = arrow::MakeNullArray(t.type, 0);
+    auto empty_in = arrow::MakeNullArray(in.type, 0);
+    arrow::EqualOptions loose;
+    loose.check_field_names = false;
+    if (t.name != in.name || !empty_t.ok() || !empty_in.ok() ||
+        arrow::Diff(**empty_t, **empty_in, loose)) {
+      return Status::InvalidInput(fmt::format("column {} of the data is '{}', the table has '{}'",
+                                              i, in.ToString(), t.ToString()));
+    }
+  }
+  return Status::OK();
+}
+
+// Writes data files from `input` until it ends; one fragment per file.
+class FragmentWriter {
+ public:
+  FragmentWriter(std::shared_ptr<ObjectStore> store, const format::Schema& schema,
+                 const WriteOptions& options)
+      : store_(std::move(store)), schema_(schema), options_(options) {}
+
+  Status Add(const arrow::RecordBatch& batch) {
+    int64_t at = 0;
+    while (at < batch.length) {
+      if (!writer_) QV_RETURN_IF_ERROR(OpenFile());
+      const uint64_t room = options_.max_rows_per_file - writer_->rows_written();
+      const int64_t n = static_cast<int64_t>(std::min<uint64_t>(room, batch.length - at));
+      arrow::RecordBatch part = batch;
+      if (n != batch.length) {
+        part.length = n;
+        for (auto& c : part.columns) c = arrow::Slice(c, at, n);
+      }
+      QV_RETURN_IF_ERROR(writer_->Write(part));
+      at += n;
+      if (writer_->rows_written() >= options_.max_rows_per_file) QV_RETURN_IF_ERROR(CloseFile());
+    }
+    return Status::OK();
+  }
+
+  Status Finish() {
+    if (writer_) return CloseFile();
+    return Status::OK();
+  }
+
+  void Abort() {
+    if (writer_) writer_->Abort();
+  }
+
+  std::vector<lance::table::DataFragment>& fragments() { return fragments_; }
+  uint64_t rows() const { return rows_; }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  Status OpenFile() {
+    name_ = NewDataFileName();
+    QV_ASSIGN_OR_RETURN(
+        writer_, format::LanceFileWriter::Open(store_, "data/" + name_, schema_, options_.file));
+    return Status::OK();
+  }
+
+  Status CloseFile() {
+    QV_ASSIGN_OR_RETURN(format::FileWriteResult result, writer_->Finish());
+    writer_.reset();
+    if (result.num_rows == 0) return Status::OK();
+    lance::table::DataFragment fragment;
+    fragment.set_id(0);  // assigned at commit
+    fragment.set_physical_rows(result.num_rows);
+    auto* file = fragment.add_files();
+    file->set_path(name_);
+    for (int32_t id : result.fields) file->add_fields(id);
+    for (int32_t c : result.column_indices) file->add_column_indices(c);
+    file->set_file_major_version(result.major);
+    file->set_file_minor_version(result.minor);
+    file->set_file_size_bytes(result.size);
+    fragments_.push_back(std::move(fragment));
+    rows_ += result.num_rows;
+    bytes_ += result.size;
+    return Status::OK();
+  }
+
+  std::shared_ptr<ObjectStore> store_;
+  const format::Schema& schema_;
+  const WriteOptions& options_;
+  std::unique_ptr<format::LanceFileWriter> writer_;
+  std::string name_;
+  std::vector<lance::table::DataFragment> fragments_;
+  uint64_t rows_ = 0, bytes_ = 0;
+};
+
+}  // namespace
+
+Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& input,
+                              const WriteOptions& options) {
+  if (options.max_rows_per_file == 0) return Status::InvalidInput("max_rows_per_file must be > 0");
+  Result<std::shared_ptr<const Dataset>> opened =
+      Dataset::Open(target.root, OpenOptions{std::nullopt, std::nullopt, target.branch});
+  const bool exists = opened.ok();
+  if (!exists && opened.status().code() != StatusCode::kTableNotFound) return opened.status();
+  if (exists && options.mode == WriteMode::kCreate) {
+    return Status(StatusCode::kTableAlreadyExists, "the dataset already exists");
+  }
+  if (!exists && options.mode == WriteMode::kAppend) return opened.status();
+
+  const arrow::Schema& input_schema = *input.schema();
+  format::Schema schema;
+  std::shared_ptr<ObjectStore> store;
+  uint64_t read_version = 0;
+  std::string storage_version = options.commit.new_table_storage_version;
+  if (exists) {
+    const Dataset& ds = **opened;
+    store = ds.store();
+    read_version = ds.version();
+    if ((ds.WriterFlags() & format::kFlagStableRowIds) != 0) {
+      return Status::Unsupported("writing to tables with stable row ids is not supported yet");
+    }
+    if (options.mode == WriteMode::kAppend) {
+      schema = ds.schema();
+      storage_version = ds.DataStorageVersion();
+      QV_ASSIGN_OR_RETURN(arrow::Schema table_schema, format::ToArrowSchema(schema));
+      QV_RETURN_IF_ERROR(CheckAppendSchema(table_schema, input_schema));
+    }
+  } else {
+    store = target.root;
+    if (target.branch) return Status::InvalidInput("cannot create a dataset on a branch");
+  }
+  if (options.mode != WriteMode::kAppend) {
+    QV_ASSIGN_OR_RETURN(schema, format::FromArrowSchema(input_schema));
+  }
+  if (!storage_version.empty() && storage_version != "2.1") {
+    return Status::Unsupported(
+        fmt::format("writing Lance file format {} is not supported yet "
+                    "(quiver writes 2.1)",
+                    storage_version));
+  }
+
+  FragmentWriter writer(store, schema, options);
+  while (true) {
+    Result<std::optional<arrow::RecordBatch>> batch = input.Next();
+    if (!batch.ok()) {
+      writer.Abort();
+      return batch.status();
+    }
+    if (!*batch) break;
+    Status added = writer.Add(**batch);
+    if (!added.ok()) {
+      writer.Abort();
+      return added;
+    }
+  }
+  QV_RETURN_IF_ERROR(writer.Finish());
+
+  const uint64_t num_fragments = writer.fragments().size();
+  lance::table::Transaction txn;
+  txn.set_read_version(read_version);
+  if (options.mode == WriteMode::kAppend) {
+    for (auto& f : writer.fragments()) *txn.mutable_append()->add_fragments() = std::move(f);
+  } else {
+    auto* overwrite = txn.mutable_overwrite();
+    for (auto& f : writer.fragments()) *overwrite->add_fragments() = std::move(f);
+    for (const auto& f : schema.fields) Flatten(f, overwrite->mutable_schema());
+    for (const auto& [k, v] : schema.metadata) (*overwrite->mutable_schema_metadata())[k] = v;
+  }
+  CommitOptions commit = options.commit;
+  if (!storage_version.empty()) commit.new_table_storage_version = storage_version;
+  QV_ASSIGN_OR_RETURN(CommitResult committed, CommitTransaction(*store, std::move(txn), commit));
+  WriteResult result;
+  result.commit = std::move(committed);
+  result.rows = writer.rows();
+  result.fragments = num_fragments;
+  result.bytes = writer.bytes();
+  return result;
+}
+
+}  // namespace quiver::table

@@ -1,0 +1,54 @@
+// Writing rows into a Lance dataset: new data files (format/lance_file_writer.h) committed as one
+// Append or Overwrite transaction through the commit protocol (commit.h), or a new dataset
+// created from them.
+//
+// Input batches are split into data files of at most `max_rows_per_file` rows (and about
+// `max_bytes_per_file` bytes); each file is one fragment. Files are written before the commit;
+// if the commit fails they stay behind unreferenced, for cleanup to remove, exactly as with Rust
+// Lance. Tables keep one data file version (Lance refuses mixed versions): appends use the
+// table's.
+//
+// Thread-safety: reentrant; concurrent writers are arbitrated by the commit protocol (two
+// appends both succeed; an overwrite conflicts with anything committed since its read version).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "arrow/record_batch.h"
+#include "common/result.h"
+#include "format/lance_file_writer.h"
+#include "table/commit.h"
+#include "table/operations.h"
+
+namespace quiver::table {
+
+enum class WriteMode {
+  kCreate,     // the dataset must not exist yet (AlreadyExists otherwise)
+  kAppend,     // the dataset must exist (TableNotFound otherwise)
+  kOverwrite,  // replaces schema and rows; creates the dataset when missing
+};
+
+struct WriteOptions {
+  WriteMode mode = WriteMode::kAppend;
+  uint64_t max_rows_per_file = 1024 * 1024;
+  uint64_t max_bytes_per_file = 90ull << 30;
+  format::FileWriteOptions file;
+  CommitOptions commit;
+};
+
+struct WriteResult {
+  CommitResult commit;
+  uint64_t rows = 0;
+  uint64_t fragments = 0;
+  uint64_t bytes = 0;
+};
+
+// InvalidInput when the input's schema does not match the table's (appends) or has a type Lance
+// cannot store; Unsupported for tables whose data files are in a format quiver cannot write yet
+// (2.0) or that use stable row ids.
+Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& input,
+                              const WriteOptions& options = {});
+
+}  // namespace quiver::table

@@ -1,0 +1,296 @@
+// Deletion files against LanceDB 0.31 (tests/interop/make_format_fixtures.mjs, tables
+// `deletes_10` (.arrow) and `deletes_10k` (.bin); docs/format-fixtures.md):
+//  * LanceDB's deletion files decode to exactly the rows its delete predicate matched, and
+//    CRoaring writes the same bitmap bytes as Rust's roaring;
+//  * Scan leaves those rows out, with offset/limit counting the visible rows and `_rowaddr`
+//    keeping the physical offsets;
+//  * quiver's own deletes (DeleteRows on copies of fixture tables) read back right. With
+//    QUIVER_DELETION_WRITE_DIR set, the copies stay there together with quiver.json, for
+//    tests/interop/check_deletions.mjs to read them with LanceDB.
+// Skipped when QUIVER_FORMAT_FIXTURES is unset or not generated (no node).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "format/deletion.h"
+#include "format/lance_proto.h"
+#include "format_test_util.h"
+#include "store/local_store.h"
+#include "table/dataset.h"
+#include "table/delete_rows.h"
+#include "table/fragment_rows.h"
+#include "table/scan.h"
+
+namespace quiver {
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::json Expected(const std::string& dir) {
+  return nlohmann::json::parse(testing::Slurp(fs::path(dir) / "expected.json"));
+}
+
+// The row offsets a fixture's delete removed (expected.json `deleted_row_offsets`: a list, or
+// {from, to_exclusive}).
+std::vector<uint32_t> DeletedOffsets(const nlohmann::json& table) {
+  const auto& d = table["deleted_row_offsets"];
+  std::vector<uint32_t> out;
+  if (d.is_array()) {
+    for (const auto& v : d) out.push_back(v.get<uint32_t>());
+  } else {
+    for (uint32_t i = d["from"].get<uint32_t>(); i < d["to_exclusive"].get<uint32_t>(); ++i) {
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+Result<std::shared_ptr<const table::Dataset>> OpenTable(const fs::path& path) {
+  QV_ASSIGN_OR_RETURN(auto root, LocalObjectStore::Open(path.string()));
+  return table::Dataset::Open(root);
+}
+
+struct IdRows {
+  std::vector<int64_t> ids;
+  std::vector<uint64_t> addrs;
+};
+
+// The `id` column and `_rowaddr` of a scan.
+Result<IdRows> ScanIds(std::shared_ptr<const table::Dataset> ds, uint64_t offset = 0,
+                       std::optional<uint64_t> limit = std::nullopt, uint32_t batch_rows = 777) {
+  table::ScanOptions options;
+  options.columns = {"id"};
+  options.with_row_addr = true;
+  options.offset = offset;
+  options.limit = limit;
+  options.batch_rows = batch_rows;
+  QV_ASSIGN_OR_RETURN(auto stream, table::Scan(std::move(ds), options));
+  IdRows out;
+  while (true) {
+    QV_ASSIGN_OR_RETURN(auto batch, stream->Next());
+    if (!batch) break;
+    if (batch->length > batch_rows) return Status::Internal("batch larger than batch_rows");
+    const auto& ids = *batch->columns[0];
+    const auto& addrs = *batch->columns[1];
+    for (int64_t i = 0; i < batch->length; ++i) {
+      int64_t id;
+      uint64_t addr;
+      std::memcpy(&id, ids.buffers[1]->data() + 8 * (ids.offset + i), 8);
+      std::memcpy(&addr, addrs.buffers[1]->data() + 8 * (addrs.offset + i), 8);
+      out.ids.push_back(id);
+      out.addrs.push_back(addr);
+    }
+  }
+  return out;
+}
+
+const char* const kTables[] = {"deletes_10", "deletes_10k"};
+
+TEST(DeletionInterop, LanceDBDeletionFilesDecodeToThePredicatesRows) {
+  const std::string dir = testing::FormatFixtureDir();
+  if (dir.empty()) GTEST_SKIP() << "QUIVER_FORMAT_FIXTURES not set or not generated (needs node)";
+  const nlohmann::json expected = Expected(dir);
+  for (const char* name : kTables) {
+    SCOPED_TRACE(name);
+    const auto& table = expected["tables"][name];
+    auto ds = OpenTable(fs::path(dir) / table["path"].get<std::string>());
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    const auto& m = (*ds)->manifest();
+    ASSERT_EQ(m.fragments_size(), 1);
+    const auto& fragment = m.fragments(0);
+    ASSERT_TRUE(fragment.has_deletion_file());
+    const auto& file = fragment.deletion_file();
+    const std::vector<uint32_t> want = DeletedOffsets(table);
+    EXPECT_EQ(file.num_deleted_rows(), want.size());
+    EXPECT_EQ(file.file_type(), want.size() <= format::kDeletionBitmapThreshold
+                                    ? lance::table::DeletionFile::ARROW_ARRAY
+                                    : lance::table::DeletionFile::BITMAP);
+    const std::string key =
+        format::DeletionFileKey(fragment.id(), file.read_version(), file.id(),
+                                static_cast<format::DeletionFileType>(file.file_type()));
+    EXPECT_EQ(table["on_disk"]["deletion_files"][0]["path"].get<std::string>(), key);
+
+    auto dv = table::FragmentDeletions(**ds, fragment);
+    ASSERT_TRUE(dv.ok()) << dv.status().ToString();
+    EXPECT_EQ(dv->ToVector(), want);
+
+    if (file.file_type() == lance::table::DeletionFile::BITMAP) {
+      // Rust's roaring and CRoaring (without run_optimize) write the same bytes.
+      auto ours = format::EncodeDeletionFile(*dv, format::DeletionFileType::kBitmap);
+      ASSERT_TRUE(ours.ok());
+      EXPECT_TRUE(*ours == testing::Slurp(fs::path(dir) / table["path"].get<std::string>() / key));
+    }
+  }
+}
+
+TEST(DeletionInterop, ScanLeavesDeletedRowsOut) {
+  const std::string dir = testing::FormatFixtureDir();
+  if (dir.empty()) GTEST_SKIP() << "QUIVER_FORMAT_FIXTURES not set or not generated (needs node)";
+  const nlohmann::json expected = Expected(dir);
+  for (const char* name : kTables) {
+    SCOPED_TRACE(name);
+    const auto& table = expected["tables"][name];
+    auto ds = OpenTable(fs::path(dir) / table["path"].get<std::string>());
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    const uint64_t physical = table["physical_rows"].get<uint64_t>();
+    const std::vector<uint32_t> deleted = DeletedOffsets(table);
+    // `id` is the physical row offset in these tables.
+    std::vector<int64_t> kept;
+    for (uint64_t i = 0; i < physical; ++i) {
+      if (!std::binary_search(deleted.begin(), deleted.end(), static_cast<uint32_t>(i))) {
+        kept.push_back(static_cast<int64_t>(i));
+      }
+    }
+    ASSERT_EQ(kept.size(), table["rows"].get<uint64_t>());
+    auto all = ScanIds(*ds);
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    EXPECT_EQ(all->ids, kept);
+    for (size_t i = 0; i < all->ids.size(); ++i) {
+      ASSERT_EQ(all->addrs[i], static_cast<uint64_t>(all->ids[i])) << i;  // fragment 0
+    }
+    // Offset and limit count visible rows, across deleted ones and batch edges.
+    for (auto [offset, limit] : std::vector<std::pair<uint64_t, uint64_t>>{{0, 1},
+                                                                           {1, 5},
+                                                                           {2, 700},
+                                                                           {995, 10},
+                                                                           {1000, 3000},
+                                                                           {kept.size() - 3, 10},
+                                                                           {kept.size(), 5},
+                                                                           {5000, 1}}) {
+      SCOPED_TRACE(::testing::Message() << "offset " << offset << " limit " << limit);
+      for (uint32_t batch_rows : {1u, 7u, 8192u}) {
+        if (batch_rows == 1 && limit > 1000) continue;  // slow and adds nothing
+        auto part = ScanIds(*ds, offset, limit, batch_rows);
+        ASSERT_TRUE(part.ok()) << part.status().ToString();
+        const size_t b = std::min<size_t>(offset, kept.size());
+        const size_t e = std::min<size_t>(b + limit, kept.size());
+        EXPECT_EQ(part->ids, std::vector<int64_t>(kept.begin() + b, kept.begin() + e));
+      }
+    }
+  }
+}
+
+// A corrupt deletion file fails the scan with Corruption naming it (a copy of `deletes_10`).
+TEST(DeletionInterop, CorruptDeletionFileFailsTheScan) {
+  const std::string dir = testing::FormatFixtureDir();
+  if (dir.empty()) GTEST_SKIP() << "QUIVER_FORMAT_FIXTURES not set or not generated (needs node)";
+  const nlohmann::json expected = Expected(dir);
+  const auto& table = expected["tables"]["deletes_10"];
+  const fs::path work = fs::temp_directory_path() / ("qv-del-corrupt-" + std::to_string(getpid()));
+  fs::remove_all(work);
+  fs::copy(fs::path(dir) / table["path"].get<std::string>(), work, fs::copy_options::recursive);
+  const std::string key = table["on_disk"]["deletion_files"][0]["path"].get<std::string>();
+  std::string bytes = testing::Slurp(work / key);
+  bytes.resize(bytes.size() - 20);
+  fs::permissions(work / key, fs::perms::owner_write, fs::perm_options::add);
+  std::ofstream(work / key, std::ios::binary | std::ios::trunc) << bytes;
+  auto ds = OpenTable(work);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  auto rows = ScanIds(*ds);
+  EXPECT_EQ(rows.status().subcode(), Subcode::kCorruption) << rows.status().ToString();
+  EXPECT_NE(rows.status().message().find(key), std::string::npos) << rows.status().ToString();
+  fs::remove_all(work);
+}
+
+// quiver deletes rows of copies of fixture tables; quiver then reads exactly the rest. The
+// copies and quiver.json (what LanceDB must see) stay in QUIVER_DELETION_WRITE_DIR when set.
+TEST(DeletionInterop, QuiverDeletesAndReadsBack) {
+  const std::string dir = testing::FormatFixtureDir();
+  if (dir.empty()) GTEST_SKIP() << "QUIVER_FORMAT_FIXTURES not set or not generated (needs node)";
+  const nlohmann::json expected = Expected(dir);
+  const char* keep_dir = std::getenv("QUIVER_DELETION_WRITE_DIR");
+  const fs::path work = keep_dir != nullptr ? fs::path(keep_dir)
+                                            : fs::temp_directory_path() /
+                                                  ("qv-del-write-" + std::to_string(getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work);
+
+  struct Plan {
+    std::string name;
+    std::string source;
+    std::vector<std::vector<int64_t>> deletes;  // ids, one DeleteRows call per list
+    std::string ext;                            // of the deletion files left in the manifest
+    int fragments;                              // left in the manifest
+  };
+  std::vector<int64_t> range_100_6100;
+  for (int64_t i = 100; i < 6100; ++i) range_100_6100.push_back(i);
+  const std::vector<Plan> plans = {
+      // 3 fragments of 1,000, 1 and 2,000 rows; the 1-row fragment (id 1000) is removed whole,
+      // and the second delete merges with quiver's first deletion file.
+      {"q_arrow", "appended", {{0, 5, 999, 1000}, {1002, 1003, 1004, 3000, 1}}, ".arrow", 2},
+      // LanceDB's 10 rows (.arrow) plus 6,000 more: over the threshold, a bitmap.
+      {"q_bin", "deletes_10", {range_100_6100}, ".bin", 1},
+      // LanceDB's bitmap plus 10 rows.
+      {"q_bin2", "deletes_10k", {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}, ".bin", 1},
+  };
+  nlohmann::json out = nlohmann::json::object();
+  for (const Plan& plan : plans) {
+    SCOPED_TRACE(plan.name);
+    const fs::path path = work / (plan.name + ".lance");
+    fs::copy(fs::path(dir) / expected["tables"][plan.source]["path"].get<std::string>(), path,
+             fs::copy_options::recursive);
+    auto root = LocalObjectStore::Open(path.string());
+    ASSERT_TRUE(root.ok());
+    auto before_ds = table::Dataset::Open(*root);
+    ASSERT_TRUE(before_ds.ok());
+    auto before = ScanIds(*before_ds);
+    ASSERT_TRUE(before.ok()) << before.status().ToString();
+    std::set<int64_t> gone;
+    for (const auto& ids : plan.deletes) {
+      // Addresses of the ids (those still visible) from a fresh scan.
+      auto ds = table::Dataset::Open(*root);
+      ASSERT_TRUE(ds.ok());
+      auto now = ScanIds(*ds);
+      ASSERT_TRUE(now.ok());
+      std::map<int64_t, uint64_t> addr_of;
+      for (size_t i = 0; i < now->ids.size(); ++i) addr_of[now->ids[i]] = now->addrs[i];
+      std::vector<uint64_t> addrs;
+      for (int64_t id : ids) {
+        if (addr_of.count(id) != 0) addrs.push_back(addr_of[id]);
+        gone.insert(id);
+      }
+      auto committed = table::DeleteRows(table::CommitTarget{*root, std::nullopt}, addrs,
+                                         "quiver deletion_interop_test");
+      ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+    }
+    auto after_ds = table::Dataset::Open(*root);
+    ASSERT_TRUE(after_ds.ok());
+    EXPECT_EQ((*after_ds)->manifest().fragments_size(), plan.fragments);
+    for (const auto& fragment : (*after_ds)->manifest().fragments()) {
+      if (!fragment.has_deletion_file()) continue;
+      const auto& f = fragment.deletion_file();
+      EXPECT_EQ(f.file_type(), plan.ext == ".bin" ? lance::table::DeletionFile::BITMAP
+                                                  : lance::table::DeletionFile::ARROW_ARRAY);
+      EXPECT_GT(f.num_deleted_rows(), 0u);
+      EXPECT_EQ(f.read_version() + 1, (*after_ds)->version());
+    }
+    std::vector<int64_t> want;
+    for (int64_t id : before->ids) {
+      if (gone.count(id) == 0) want.push_back(id);
+    }
+    auto after = ScanIds(*after_ds);
+    ASSERT_TRUE(after.ok()) << after.status().ToString();
+    EXPECT_EQ(after->ids, want);
+    out[plan.name] = {{"path", path.string()},
+                      {"rows", want.size()},
+                      {"ids", want},
+                      {"deletion_file_ext", plan.ext},
+                      {"fragments", plan.fragments},
+                      {"version", (*after_ds)->version()}};
+  }
+  std::ofstream(work / "quiver.json") << out.dump(1);
+  if (keep_dir == nullptr) fs::remove_all(work);
+}
+
+}  // namespace
+}  // namespace quiver
