@@ -63,8 +63,13 @@ const std::unordered_map<std::string_view, TypeId>& SimpleTypes() {
   return *kTypes;
 }
 
-// A scalar (childless) logical type.
-Result<DataType> ScalarType(std::string_view logical) {
+// A scalar (childless) logical type. `depth` bounds the nesting of fixed-size lists and
+// dictionaries inside the string (a hostile file could nest them without end).
+Result<DataType> ScalarType(std::string_view logical, int depth = 0) {
+  if (depth > 4 || logical.size() > 1024) {
+    return Status::Corruption(
+        fmt::format("logical type '{}' is nested too deeply or too long", logical.substr(0, 64)));
+  }
   auto it = SimpleTypes().find(logical);
   if (it != SimpleTypes().end()) return arrow::SimpleType(it->second);
   std::vector<std::string_view> parts = SplitColon(logical);
@@ -86,19 +91,21 @@ Result<DataType> ScalarType(std::string_view logical) {
   }
   if (head == "fixed_size_binary" && parts.size() == 2) {
     int32_t width = 0;
-    if (ParseInt(parts[1], &width) && width >= 0) return DataType::FixedSizeBinary(width);
+    if (ParseInt(parts[1], &width) && width >= 0 && width <= (1 << 20)) {
+      return DataType::FixedSizeBinary(width);
+    }
   }
   if (head == "fixed_size_list" && parts.size() >= 3) {
     size_t last = logical.rfind(':');
     int32_t size = 0;
-    if (!ParseInt(logical.substr(last + 1), &size) || size < 0) {
+    if (!ParseInt(logical.substr(last + 1), &size) || size <= 0 || size > (1 << 20)) {
       return Status::Corruption(fmt::format("bad fixed_size_list size in '{}'", logical));
     }
     std::string_view inner = logical.substr(16, last - 16);
     if (inner == "lance.bfloat16") {
       return Status::Unsupported("bfloat16 vectors are not supported yet");
     }
-    QV_ASSIGN_OR_RETURN(DataType item, ScalarType(inner));
+    QV_ASSIGN_OR_RETURN(DataType item, ScalarType(inner, depth + 1));
     return DataType::FixedSizeList(arrow::Field("item", std::move(item), true), size);
   }
   if (head == "dict" && parts.size() >= 4) {
@@ -111,7 +118,7 @@ Result<DataType> ScalarType(std::string_view logical) {
     if (key_it == SimpleTypes().end() || !arrow::IsInteger(key_it->second)) {
       return Status::Corruption(fmt::format("bad dictionary key type in '{}'", logical));
     }
-    QV_ASSIGN_OR_RETURN(DataType value_type, ScalarType(value));
+    QV_ASSIGN_OR_RETURN(DataType value_type, ScalarType(value, depth + 1));
     return DataType::Dictionary(key_it->second, std::move(value_type),
                                 logical.substr(last + 1) == "true");
   }

@@ -157,6 +157,9 @@ class ColumnCursor {
         if (out->def.size() < out->num_levels) out->def.resize(out->num_levels, 0);
       }
       if (!decoded_.rep.empty()) {
+        if (out->rep.size() != out->num_levels) {
+          return Status::Corruption(Where() + ": repetition levels missing from a page");
+        }
         out->rep.insert(out->rep.end(), decoded_.rep.begin() + l0, decoded_.rep.begin() + l1);
       } else if (!out->rep.empty()) {
         return Status::Corruption(Where() + ": repetition levels missing from a page");

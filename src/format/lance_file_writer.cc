@@ -58,6 +58,37 @@ void CollectLeafIds(const SchemaField& f, std::vector<int32_t>* ids) {
   for (const auto& c : f.children) CollectLeafIds(c, ids);
 }
 
+// Nulls where the schema says a nested field cannot hold them (Lance's Arrow readers refuse such
+// data). `path` names the field in the message.
+Status CheckNestedNulls(const arrow::Field& field, const arrow::ArrayData& array,
+                        const std::string& path) {
+  if (!field.nullable && array.null_count > 0) {
+    return Status::InvalidInput(
+        fmt::format("{} is not nullable but has {} nulls", path, array.null_count));
+  }
+  const arrow::TypeId id = field.type.id();
+  if (id == arrow::TypeId::kStruct) {
+    for (size_t k = 0; k < field.type.children().size(); ++k) {
+      const arrow::Field& member = field.type.children()[k];
+      arrow::ArrayPtr child = arrow::StructField(array, static_cast<int>(k));
+      if (!member.nullable && child->null_count > 0) {
+        // Arrow allows a non-nullable member to be null only where its struct is null.
+        for (int64_t i = 0; i < child->length; ++i) {
+          if (arrow::IsNull(*child, i) && arrow::IsValid(array, i)) {
+            return Status::InvalidInput(
+                fmt::format("{}.{} is not nullable but row {} is null", path, member.name, i));
+          }
+        }
+        continue;
+      }
+      QV_RETURN_IF_ERROR(CheckNestedNulls(member, *child, path + "." + member.name));
+    }
+  } else if (id == arrow::TypeId::kList || id == arrow::TypeId::kLargeList) {
+    QV_RETURN_IF_ERROR(CheckNestedNulls(field.type.item(), *array.children[0], path + ".item"));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 class FileWriterState {
@@ -171,12 +202,12 @@ Status LanceFileWriter::Write(const arrow::RecordBatch& batch) {
       return Status::InvalidInput(fmt::format("column {} is {}, the table has {}", fields[i].name,
                                               column.type.ToString(), fields[i].type.ToString()));
     }
-    if (!fields[i].nullable && column.null_count > 0) {
-      return Status::InvalidInput(fmt::format("column {} is not nullable but has {} nulls",
-                                              fields[i].name, column.null_count));
-    }
   }
-  QV_RETURN_IF_ERROR(batch.Validate(/*full=*/false));
+  // Null counts are trusted below: check them against the bitmaps first.
+  QV_RETURN_IF_ERROR(batch.Validate(/*full=*/true));
+  for (size_t i = 0; i < fields.size(); ++i) {
+    QV_RETURN_IF_ERROR(internal::CheckNestedNulls(fields[i], *batch.columns[i], fields[i].name));
+  }
   for (auto& column : s.columns) {
     QV_RETURN_IF_ERROR(column.shredder->Append(*batch.columns[column.field]));
     if (column.shredder->buffered_bytes() >= s.options.page_bytes) {

@@ -111,6 +111,11 @@ Result<CommitResult> CommitTransaction(ObjectStore& store, Transaction txn,
                        format::ManifestFileName(version, latest_ref.naming);
     auto put = store.Put(path, bytes, PutOptions::CreateOnly());
     if (!put.ok()) {
+      if (put.status().IsAlreadyExists() && creating) {
+        // Another writer created the dataset first: creating is not a commit to redo on top.
+        return Status(StatusCode::kTableAlreadyExists,
+                      "the dataset was created by another writer at the same time");
+      }
       if (put.status().IsAlreadyExists()) {
         QV_LOG_DEBUG("commit lost a race; retrying",
                      {{"version", version}, {"attempt", attempt}, {"txn", txn.uuid()}});

@@ -163,6 +163,24 @@ Status CheckConflict(const Transaction& mine, const Transaction& theirs, uint64_
     }
     case Op::kDelete:
       return CheckDeleteConflict(mine, theirs, their_version);
+    case Op::kAppend:
+      // Appended fragments get their ids at commit time, so appends rebase onto anything that
+      // keeps the table; an overwrite or restore since makes them meaningless (§3.3).
+      if (other == Op::kOverwrite || other == Op::kRestore) {
+        return Conflict(mine, theirs, their_version, /*retryable=*/false);
+      }
+      return Status::OK();
+    case Op::kOverwrite:
+      // An overwrite replaces everything; it only conflicts with config changes to the same keys.
+      if (other == Op::kOverwrite &&
+          Overlap(ConfigKeys(mine.overwrite()), ConfigKeys(theirs.overwrite()))) {
+        return Conflict(mine, theirs, their_version, /*retryable=*/false);
+      }
+      if (other == Op::kUpdateConfig &&
+          Overlap(ConfigKeys(mine.overwrite()), TouchedKeys(theirs.update_config()))) {
+        return Conflict(mine, theirs, their_version, /*retryable=*/false);
+      }
+      return Status::OK();
     default:
       return Status::Unsupported(
           fmt::format("quiver cannot commit a {} transaction yet", OperationName(mine)));

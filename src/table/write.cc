@@ -103,8 +103,12 @@ class FragmentWriter {
     return Status::OK();
   }
 
+  // Drops the open file and deletes the finished ones (best effort: what remains is
+  // unreferenced, and cleanup removes it later).
   void Abort() {
     if (writer_) writer_->Abort();
+    writer_.reset();
+    for (const auto& f : fragments_) (void)store_->Delete("data/" + f.files(0).path());
   }
 
   std::vector<lance::table::DataFragment>& fragments() { return fragments_; }
@@ -174,9 +178,10 @@ Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& in
     if ((ds.WriterFlags() & format::kFlagStableRowIds) != 0) {
       return Status::Unsupported("writing to tables with stable row ids is not supported yet");
     }
+    // A table keeps one data file version (Lance refuses mixed versions), overwritten or not.
+    storage_version = ds.DataStorageVersion();
     if (options.mode == WriteMode::kAppend) {
       schema = ds.schema();
-      storage_version = ds.DataStorageVersion();
       QV_ASSIGN_OR_RETURN(arrow::Schema table_schema, format::ToArrowSchema(schema));
       QV_RETURN_IF_ERROR(CheckAppendSchema(table_schema, input_schema));
     }
@@ -208,22 +213,31 @@ Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& in
       return added;
     }
   }
-  QV_RETURN_IF_ERROR(writer.Finish());
+  if (Status finished = writer.Finish(); !finished.ok()) {
+    writer.Abort();
+    return finished;
+  }
 
   const uint64_t num_fragments = writer.fragments().size();
   lance::table::Transaction txn;
   txn.set_read_version(read_version);
   if (options.mode == WriteMode::kAppend) {
-    for (auto& f : writer.fragments()) *txn.mutable_append()->add_fragments() = std::move(f);
+    for (const auto& f : writer.fragments()) *txn.mutable_append()->add_fragments() = f;
   } else {
     auto* overwrite = txn.mutable_overwrite();
-    for (auto& f : writer.fragments()) *overwrite->add_fragments() = std::move(f);
+    for (const auto& f : writer.fragments()) *overwrite->add_fragments() = f;
     for (const auto& f : schema.fields) Flatten(f, overwrite->mutable_schema());
     for (const auto& [k, v] : schema.metadata) (*overwrite->mutable_schema_metadata())[k] = v;
   }
   CommitOptions commit = options.commit;
   if (!storage_version.empty()) commit.new_table_storage_version = storage_version;
-  QV_ASSIGN_OR_RETURN(CommitResult committed, CommitTransaction(*store, std::move(txn), commit));
+  // The transaction owns copies of the fragments; the writer still knows the files to delete.
+  Result<CommitResult> committed_or = CommitTransaction(*store, txn, commit);
+  if (!committed_or.ok()) {
+    writer.Abort();
+    return committed_or.status();
+  }
+  CommitResult committed = std::move(committed_or).value();
   WriteResult result;
   result.commit = std::move(committed);
   result.rows = writer.rows();

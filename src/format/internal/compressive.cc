@@ -41,10 +41,14 @@ PageDecodeCache::~PageDecodeCache() = default;
 
 namespace {
 
-// Upper bound on what one General-compressed unit may decode to: a mini-block chunk is at most
-// a few hundred KiB decoded, a full-zip value is one value of a page (Lance caps pages well below
-// this). Anything larger is treated as corrupt rather than allocated.
-constexpr size_t kMaxDecompressed = size_t{1} << 31;
+// Upper bounds on what one General-compressed unit may decode to: a mini-block chunk is at most a
+// few hundred KiB decoded; a full-zip value is one value (Lance compresses values above 32 KiB
+// one by one). Larger claims are corrupt, not allocated.
+constexpr size_t kMaxChunkDecompressed = size_t{16} << 20;
+constexpr size_t kMaxValueDecompressed = size_t{256} << 20;
+
+// LZ4 cannot expand input more than 255x; a unit claiming more is corrupt.
+size_t Lz4Bound(size_t compressed, size_t cap) { return std::min(cap, compressed * 255 + 64); }
 
 std::span<const uint8_t> Bytes(std::string_view v) {
   return {reinterpret_cast<const uint8_t*>(v.data()), v.size()};
@@ -219,9 +223,14 @@ Status DecodeMiniBlockValues(const CompressiveEncoding& encoding,
         default:
           return Status::Corruption("General compression without a scheme");
       }
+      if (general.values().has_general()) {
+        return Status::Corruption("General compression nested in General");
+      }
       std::vector<uint8_t> decompressed;
-      QV_RETURN_IF_ERROR(
-          codecs::DecompressGeneral(codec, Bytes(buffers[0]), kMaxDecompressed, &decompressed));
+      const size_t cap = codec == codecs::GeneralCodec::kLz4
+                             ? Lz4Bound(buffers[0].size(), kMaxChunkDecompressed)
+                             : kMaxChunkDecompressed;
+      QV_RETURN_IF_ERROR(codecs::DecompressGeneral(codec, Bytes(buffers[0]), cap, &decompressed));
       std::vector<std::string_view> inner(buffers.begin(), buffers.end());
       inner[0] =
           std::string_view(reinterpret_cast<const char*>(decompressed.data()), decompressed.size());
@@ -330,11 +339,15 @@ Status DecodeFullZipValue(const CompressiveEncoding& encoding, std::string_view 
           scheme != lance::encodings21::COMPRESSION_ALGORITHM_ZSTD) {
         return Status::Corruption("General compression without a scheme");
       }
+      if (general.values().has_general()) {
+        return Status::Corruption("General compression nested in General");
+      }
+      const bool lz4 = scheme == lance::encodings21::COMPRESSION_ALGORITHM_LZ4;
       std::vector<uint8_t> decompressed;
       QV_RETURN_IF_ERROR(codecs::DecompressGeneral(
-          scheme == lance::encodings21::COMPRESSION_ALGORITHM_LZ4 ? codecs::GeneralCodec::kLz4
-                                                                  : codecs::GeneralCodec::kZstd,
-          Bytes(value), kMaxDecompressed, &decompressed));
+          lz4 ? codecs::GeneralCodec::kLz4 : codecs::GeneralCodec::kZstd, Bytes(value),
+          lz4 ? Lz4Bound(value.size(), kMaxValueDecompressed) : kMaxValueDecompressed,
+          &decompressed));
       return DecodeFullZipValue(
           general.values(),
           std::string_view(reinterpret_cast<const char*>(decompressed.data()), decompressed.size()),

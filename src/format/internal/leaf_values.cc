@@ -16,6 +16,11 @@ Result<std::unique_ptr<LeafValues>> LeafValues::Make(const arrow::DataType& type
   std::unique_ptr<LeafValues> v(new LeafValues(type, pool));
   const arrow::DataType& storage = type.id() == TypeId::kFixedSizeList ? type.item().type : type;
   if (type.id() == TypeId::kFixedSizeList &&
+      (type.list_size() <= 0 || type.list_size() > (1 << 20))) {
+    return Status::Unsupported("fixed-size lists of " + std::to_string(type.list_size()) +
+                               " items are not supported");
+  }
+  if (type.id() == TypeId::kFixedSizeList &&
       (storage.id() == TypeId::kStruct || arrow::IsListLike(storage.id()) ||
        arrow::IsBinaryLike(storage.id()) || storage.id() == TypeId::kDictionary)) {
     return Status::Unsupported("fixed-size lists of " + storage.ToString() + " are not supported");

@@ -330,6 +330,14 @@ Status DecodeConstant(const pb::ConstantLayout& layout, const PageInfo& page,
   }
   const uint64_t visible = CountVisible(out->def, out->num_levels, MaxVisibleDef(out->layers));
   QV_ASSIGN_OR_RETURN(auto values, LeafValues::Make(leaf_type, pool));
+  // The null slots are materialized: refuse sizes no real page has (a tiny file could ask for
+  // terabytes otherwise).
+  const uint64_t slot_bytes = static_cast<uint64_t>(
+      std::max<int64_t>(1, values->list_size() * std::max<int64_t>(values->value_bits(), 8) / 8));
+  if (visible > (uint64_t{1} << 30) / slot_bytes) {
+    return Status::Unsupported(
+        fmt::format("an all-null page of {} values of {} bytes", visible, slot_bytes));
+  }
   QV_RETURN_IF_ERROR(values->AppendEmpty(static_cast<int64_t>(visible)));
   QV_ASSIGN_OR_RETURN(out->values, values->Finish());
   return Status::OK();
@@ -369,6 +377,28 @@ Result<DecodedPage> DecodePage21(const PageInfo& page, const std::vector<std::st
       return Status::Unsupported("blob pages");
     default:
       return Status::Corruption("a page without a layout");
+  }
+  // Levels must stay within the page's layers: later steps index tables by them.
+  const int max_rep = MaxRep(out.layers);
+  uint32_t max_def = 0;
+  for (LayerKind k : out.layers) {
+    max_def += k == LayerKind::kNullAndEmptyList ? 2
+               : (k == LayerKind::kNullableItem || k == LayerKind::kNullableList ||
+                  k == LayerKind::kEmptyableList)
+                   ? 1
+                   : 0;
+  }
+  if (max_rep > 0 && out.num_levels > 0 && out.rep.empty()) {
+    return Status::Corruption("a page with list layers has no repetition levels");
+  }
+  if (out.num_levels > kMaxPageRows * 16) {
+    return Status::Unsupported(fmt::format("a page of {} levels", out.num_levels));
+  }
+  for (uint16_t r : out.rep) {
+    if (r > max_rep) return Status::Corruption(fmt::format("repetition level {} > {}", r, max_rep));
+  }
+  for (uint16_t d : out.def) {
+    if (d > max_def) return Status::Corruption(fmt::format("definition level {} > {}", d, max_def));
   }
   if (!out.rep.empty() && out.rep.size() != out.num_levels) {
     return Status::Corruption(

@@ -1,0 +1,175 @@
+// table::WriteData: creating, appending to and overwriting datasets through the commit protocol,
+// read back with table::Scan.
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "arrow/compare.h"
+#include "arrow/concatenate.h"
+#include "format/lance_proto.h"
+#include "store/memory_store.h"
+#include "table/dataset.h"
+#include "table/scan.h"
+#include "table/write.h"
+
+namespace quiver::table {
+namespace {
+
+std::shared_ptr<const arrow::Schema> IdNameSchema() {
+  auto schema = std::make_shared<arrow::Schema>();
+  schema->fields.emplace_back("id", arrow::DataType::Int64(), false);
+  schema->fields.emplace_back("name", arrow::DataType::Utf8(), true);
+  return schema;
+}
+
+arrow::RecordBatch Batch(int64_t first, int64_t n) {
+  std::vector<int64_t> ids;
+  std::vector<std::string> names;
+  for (int64_t i = 0; i < n; ++i) {
+    ids.push_back(first + i);
+    names.push_back("row " + std::to_string(first + i));
+  }
+  arrow::RecordBatch batch;
+  batch.schema = IdNameSchema();
+  batch.length = n;
+  batch.columns = {*arrow::MakeFixedArray(arrow::DataType::Int64(), ids),
+                   *arrow::MakeBinaryArray(arrow::DataType::Utf8(), names)};
+  return batch;
+}
+
+Result<WriteResult> Write(const std::shared_ptr<ObjectStore>& root, WriteMode mode,
+                          std::vector<arrow::RecordBatch> batches,
+                          uint64_t rows_per_file = 1 << 20) {
+  auto stream = arrow::MakeVectorStream(IdNameSchema(), std::move(batches));
+  WriteOptions options;
+  options.mode = mode;
+  options.max_rows_per_file = rows_per_file;
+  return WriteData(CommitTarget{root, std::nullopt}, *stream, options);
+}
+
+// The ids of the latest version, in scan order.
+std::vector<int64_t> ScanIds(const std::shared_ptr<ObjectStore>& root) {
+  auto dataset = Dataset::Open(root);
+  EXPECT_TRUE(dataset.ok()) << dataset.status().ToString();
+  if (!dataset.ok()) return {};
+  auto stream = Scan(*dataset, ScanOptions{{"id"}});
+  EXPECT_TRUE(stream.ok()) << stream.status().ToString();
+  std::vector<int64_t> ids;
+  while (true) {
+    auto batch = (*stream)->Next();
+    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!batch.ok() || !*batch) break;
+    const auto& column = *(*batch)->columns[0];
+    for (int64_t i = 0; i < column.length; ++i) ids.push_back(arrow::Values<int64_t>(column)[i]);
+  }
+  return ids;
+}
+
+TEST(WriteData, CreateAppendOverwrite) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  auto created = Write(root, WriteMode::kCreate, {Batch(0, 10)});
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->commit.version, 1u);
+  EXPECT_EQ(created->rows, 10u);
+
+  auto again = Write(root, WriteMode::kCreate, {Batch(0, 1)});
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), StatusCode::kTableAlreadyExists);
+
+  auto appended = Write(root, WriteMode::kAppend, {Batch(10, 5), Batch(15, 5)});
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  EXPECT_EQ(appended->commit.version, 2u);
+  std::vector<int64_t> want;
+  for (int64_t i = 0; i < 20; ++i) want.push_back(i);
+  EXPECT_EQ(ScanIds(root), want);
+
+  auto overwritten = Write(root, WriteMode::kOverwrite, {Batch(100, 3)});
+  ASSERT_TRUE(overwritten.ok()) << overwritten.status().ToString();
+  EXPECT_EQ(ScanIds(root), (std::vector<int64_t>{100, 101, 102}));
+  // Fragment ids keep growing across the overwrite.
+  auto dataset = Dataset::Open(root);
+  ASSERT_TRUE(dataset.ok());
+  EXPECT_GE((*dataset)->manifest().fragments(0).id(), 2u);
+}
+
+TEST(WriteData, AppendToMissingTableIsNotFound) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  auto r = Write(root, WriteMode::kAppend, {Batch(0, 1)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kTableNotFound);
+}
+
+TEST(WriteData, FilesAreCutAtMaxRowsPerFile) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  auto r = Write(root, WriteMode::kCreate, {Batch(0, 25), Batch(25, 10)}, 10);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->fragments, 4u);
+  auto dataset = Dataset::Open(root);
+  ASSERT_TRUE(dataset.ok());
+  ASSERT_EQ((*dataset)->manifest().fragments_size(), 4);
+  EXPECT_EQ((*dataset)->manifest().fragments(3).physical_rows(), 5u);
+  EXPECT_EQ(ScanIds(root).size(), 35u);
+}
+
+TEST(WriteData, MismatchedAppendChangesNothing) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  ASSERT_TRUE(Write(root, WriteMode::kCreate, {Batch(0, 3)}).ok());
+  auto other = std::make_shared<arrow::Schema>();
+  other->fields.emplace_back("id", arrow::DataType::Int32(), false);
+  arrow::RecordBatch batch;
+  batch.schema = other;
+  batch.length = 1;
+  batch.columns = {*arrow::MakeFixedArray(arrow::DataType::Int32(), std::vector<int32_t>{7})};
+  auto stream = arrow::MakeVectorStream(other, {batch});
+  auto r = WriteData(CommitTarget{root, std::nullopt}, *stream, WriteOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput) << r.status().ToString();
+  auto dataset = Dataset::Open(root);
+  ASSERT_TRUE(dataset.ok());
+  EXPECT_EQ((*dataset)->version(), 1u);
+}
+
+TEST(WriteData, ConcurrentAppendsAllLand) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  ASSERT_TRUE(Write(root, WriteMode::kCreate, {Batch(0, 1)}).ok());
+  constexpr int kWriters = 4, kRounds = 5;
+  std::vector<std::thread> threads;
+  std::vector<Status> failures(kWriters);
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (int r = 0; r < kRounds; ++r) {
+        auto written = Write(root, WriteMode::kAppend, {Batch(1000 * (w + 1) + r, 1)});
+        if (!written.ok()) failures[w] = written.status();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const Status& s : failures) EXPECT_TRUE(s.ok()) << s.ToString();
+  std::vector<int64_t> ids = ScanIds(root);
+  EXPECT_EQ(ids.size(), 1u + kWriters * kRounds);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
+  auto dataset = Dataset::Open(root);
+  ASSERT_TRUE(dataset.ok());
+  EXPECT_EQ((*dataset)->version(), 1u + kWriters * kRounds);
+}
+
+TEST(WriteData, ZeroSizedFixedListsAreRefusedNotCrashed) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  auto schema = std::make_shared<arrow::Schema>();
+  auto type = arrow::DataType::FixedSizeList(arrow::Field("item", arrow::DataType::Float32()), 0);
+  schema->fields.emplace_back("v", type, true);
+  arrow::RecordBatch batch;
+  batch.schema = schema;
+  batch.length = 2;
+  batch.columns = {*arrow::MakeFixedSizeListArray(
+      type, 2, *arrow::MakeFixedArray(arrow::DataType::Float32(), std::vector<float>{}))};
+  auto stream = arrow::MakeVectorStream(schema, {batch});
+  WriteOptions options;
+  options.mode = WriteMode::kCreate;
+  auto r = WriteData(CommitTarget{root, std::nullopt}, *stream, options);
+  EXPECT_FALSE(r.ok());
+}
+
+}  // namespace
+}  // namespace quiver::table
