@@ -302,8 +302,8 @@ class Assembler {
  public:
   Assembler(const std::vector<std::vector<int>>& paths,
             const std::vector<std::vector<internal::UnraveledLayer>>& layers,
-            const std::vector<arrow::ArrayPtr>& values)
-      : paths_(paths), layers_(layers), values_(values) {}
+            const std::vector<arrow::ArrayPtr>& values, arrow::MemoryPool* pool)
+      : paths_(paths), layers_(layers), values_(values), pool_(pool) {}
 
   Result<arrow::ArrayPtr> Build(const arrow::DataType& type, const std::vector<int>& prefix,
                                 size_t first_leaf) {
@@ -357,10 +357,19 @@ class Assembler {
     }
     auto out = std::make_shared<arrow::ArrayData>(*values);
     if (layer.validity != nullptr) {
-      out->buffers[0] = layer.validity;
       out->null_count = layer.null_count;
-      out->offset = 0;
-      if (values->offset != 0) return Status::Internal("leaf values with an offset");
+      if (values->offset == 0) {
+        out->buffers[0] = layer.validity;
+      } else {
+        // The values are a slice of a decoded page: shift the bits to the slice's offset
+        // rather than copying the values.
+        QV_ASSIGN_OR_RETURN(
+            auto shifted,
+            arrow::Buffer::Allocate(arrow::BytesForBits(values->offset + layer.length), pool_));
+        arrow::CopyBits(layer.validity->data(), 0, layer.length, shifted->mutable_data(),
+                        values->offset);
+        out->buffers[0] = std::move(shifted);
+      }
     }
     arrow::ArrayPtr leaf(out);
     if (type.id() == arrow::TypeId::kDictionary) {
@@ -383,6 +392,7 @@ class Assembler {
   const std::vector<std::vector<int>>& paths_;
   const std::vector<std::vector<internal::UnraveledLayer>>& layers_;
   const std::vector<arrow::ArrayPtr>& values_;
+  arrow::MemoryPool* pool_;
 };
 
 // The large-offsets flag of each layer along a leaf path (outermost first).
@@ -459,23 +469,12 @@ class FileStream final : public arrow::BatchStream {
             fmt::format("levels hold {} rows, expected {}", unraveled[0].length, rows));
       }
       layers.push_back(std::move(unraveled));
+      // One piece (a batch within one page) stays a zero-copy slice of the decoded page.
       QV_ASSIGN_OR_RETURN(arrow::ArrayPtr joined, arrow::Concatenate(slice.values, pool_));
-      if (joined->offset != 0) {
-        // Leaf validity is attached buffer-for-buffer; give it an unsliced array.
-        QV_ASSIGN_OR_RETURN(joined, arrow::Concatenate({joined, Empty(joined->type)}, pool_));
-      }
       values.push_back(std::move(joined));
     }
-    Assembler assembler(f.leaf_paths, layers, values);
+    Assembler assembler(f.leaf_paths, layers, values, pool_);
     return assembler.Build(f.field.type, {}, 0);
-  }
-
-  arrow::ArrayPtr Empty(const arrow::DataType& type) {
-    auto a = arrow::MakeNullArray(type, 0, pool_);
-    auto data = std::make_shared<arrow::ArrayData>(**a);
-    data->null_count = 0;
-    if (!data->buffers.empty()) data->buffers[0] = nullptr;
-    return data;
   }
 
   std::shared_ptr<const arrow::Schema> schema_;
