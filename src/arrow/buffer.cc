@@ -205,7 +205,8 @@ void CopyBits(const uint8_t* src, int64_t src_offset, int64_t length, uint8_t* d
               int64_t dst_offset) {
   if ((src_offset & 7) == 0 && (dst_offset & 7) == 0) {
     int64_t whole = length / 8;
-    std::memcpy(dst + dst_offset / 8, src + src_offset / 8, whole);
+    // (memcpy of 0 bytes still requires valid pointers; empty builders have none.)
+    if (whole > 0) std::memcpy(dst + dst_offset / 8, src + src_offset / 8, whole);
     for (int64_t i = whole * 8; i < length; ++i) {
       SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
     }

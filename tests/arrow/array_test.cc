@@ -322,6 +322,13 @@ TEST(Bitmap, CopyBitsMatchesNaiveAtAnyOffsets) {
   }
 }
 
+// An empty copy between empty builders (null data pointers) must not reach memcpy (UBSan; found
+// by lance_file_fuzzer, input kept in fuzz/corpus/lance_file/regression-copybits-empty.lance).
+TEST(Bitmap, EmptyCopyBetweenNullPointersIsANoOp) {
+  CopyBits(nullptr, 0, 0, nullptr, 0);
+  CopyBits(nullptr, 8, 0, nullptr, 16);
+}
+
 // ---------------------------------------------------------------- builders and accessors
 
 template <typename T>
