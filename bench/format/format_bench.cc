@@ -605,8 +605,8 @@ int main(int argc, char** argv) {
   }
   bool own_work = false;
   if (work.empty()) {
-    char tmpl[] = "/tmp/format_bench.XXXXXX";
-    if (::mkdtemp(tmpl) == nullptr) Die("mkdtemp");
+    std::string tmpl = (fs::temp_directory_path() / "format_bench.XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) Die("mkdtemp");
     work = tmpl;
     own_work = true;
   }

@@ -1,5 +1,7 @@
 #include "arrow/array.h"
 
+#include "arrow/internal/utf8.h"
+
 #include <cmath>
 #include <limits>
 
@@ -343,53 +345,10 @@ class Validator {
     for (int64_t i = 0; i < a.length; ++i) {
       if (IsNull(a, i)) continue;
       std::string_view v = BinaryValue(a, i);
-      if (!IsUtf8(v)) return Fail(path, "row " + std::to_string(i) + " is not valid UTF-8");
+      if (!internal::IsUtf8(v))
+        return Fail(path, "row " + std::to_string(i) + " is not valid UTF-8");
     }
     return Status::OK();
-  }
-
-  static bool IsUtf8(std::string_view s) {
-    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    size_t n = s.size(), i = 0;
-    while (i < n) {
-      // ASCII fast path, 8 bytes at a time.
-      if (i + 8 <= n) {
-        uint64_t w;
-        std::memcpy(&w, p + i, 8);
-        if ((w & 0x8080808080808080ull) == 0) {
-          i += 8;
-          continue;
-        }
-      }
-      unsigned char c = p[i];
-      if (c < 0x80) {
-        ++i;
-        continue;
-      }
-      int len;
-      uint32_t cp;
-      if ((c & 0xE0) == 0xC0) {
-        len = 2, cp = c & 0x1F;
-      } else if ((c & 0xF0) == 0xE0) {
-        len = 3, cp = c & 0x0F;
-      } else if ((c & 0xF8) == 0xF0) {
-        len = 4, cp = c & 0x07;
-      } else {
-        return false;
-      }
-      if (i + len > n) return false;
-      for (int k = 1; k < len; ++k) {
-        if ((p[i + k] & 0xC0) != 0x80) return false;
-        cp = (cp << 6) | (p[i + k] & 0x3F);
-      }
-      // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
-      if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-          cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-        return false;
-      }
-      i += len;
-    }
-    return true;
   }
 
   const bool full_;

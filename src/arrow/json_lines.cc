@@ -1,5 +1,7 @@
 #include "arrow/json_lines.h"
 
+#include "arrow/internal/utf8.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -283,34 +285,6 @@ void AppendDecimal128(std::string_view le16, int32_t scale, std::string* out) {
   }
 }
 
-// Length of the valid UTF-8 sequence at s[i], or 0 when the bytes there are not one (overlong
-// forms, surrogates and values above U+10FFFF included).
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  size_t len;
-  uint32_t cp;
-  if ((c & 0xE0) == 0xC0) {
-    len = 2, cp = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3, cp = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4, cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    const auto cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (cc & 0x3F);
-  }
-  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-      cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    return 0;
-  }
-  return len;
-}
-
 }  // namespace
 
 void AppendJsonString(std::string_view bytes, std::string* out) {
@@ -320,7 +294,7 @@ void AppendJsonString(std::string_view bytes, std::string* out) {
   while (i < bytes.size()) {
     const auto c = static_cast<unsigned char>(bytes[i]);
     if (c >= 0x80) {
-      const size_t len = Utf8SequenceLength(bytes, i);
+      const size_t len = internal::Utf8SequenceLength(bytes, i);
       if (len == 0) {
         out->append("\xEF\xBF\xBD");  // U+FFFD: the output stays valid JSON (valid UTF-8)
         ++i;

@@ -4,6 +4,7 @@
 // variants (file descriptors, legacy framing) and the writer's refusals.
 #include <fcntl.h>
 #include <unistd.h>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
@@ -314,10 +315,10 @@ TEST(IpcIo, ReadsThroughFileDescriptors) {
   RandomArrays gen(7);
   gen.set_share_dictionaries(true);
   const std::vector<RecordBatch> batches = {gen.MakeBatch(schema, 50), gen.MakeBatch(schema, 9)};
-  char path[] = "/tmp/quiver_ipc_XXXXXX";
-  const int fd = ::mkstemp(path);
+  std::string path = (std::filesystem::temp_directory_path() / "quiver_ipc_XXXXXX").string();
+  const int fd = ::mkstemp(path.data());
   ASSERT_GE(fd, 0);
-  ::unlink(path);
+  ::unlink(path.c_str());
   for (bool file : {false, true}) {
     ASSERT_EQ(::ftruncate(fd, 0), 0);
     ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);

@@ -62,27 +62,6 @@ Result<TypeId> IntTypeId(const fb::Int& t) {
   }
 }
 
-DataType IntType(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-      return DataType::Int8();
-    case TypeId::kInt16:
-      return DataType::Int16();
-    case TypeId::kInt32:
-      return DataType::Int32();
-    case TypeId::kInt64:
-      return DataType::Int64();
-    case TypeId::kUInt8:
-      return DataType::UInt8();
-    case TypeId::kUInt16:
-      return DataType::UInt16();
-    case TypeId::kUInt32:
-      return DataType::UInt32();
-    default:
-      return DataType::UInt64();
-  }
-}
-
 Result<TimeUnit> ConvertUnit(fb::TimeUnit unit) {
   switch (unit) {
     case fb::TimeUnit_SECOND:
@@ -166,7 +145,7 @@ class SchemaReader {
         const fb::Int* t = f.type_as_Int();
         if (t == nullptr) return MissingTable("Int");
         QV_ASSIGN_OR_RETURN(TypeId id, IntTypeId(*t));
-        return IntType(id);
+        return SimpleType(id);
       }
       case fb::Type_FloatingPoint: {
         QV_RETURN_IF_ERROR(want_children(0));
@@ -268,7 +247,7 @@ class SchemaReader {
 using FieldOffset = flatbuffers::Offset<fb::Field>;
 
 flatbuffers::Offset<fb::Int> CreateIntTable(flatbuffers::FlatBufferBuilder& fbb, TypeId id) {
-  return fb::CreateInt(fbb, static_cast<int32_t>(BitWidth(IntType(id))), IsSignedInteger(id));
+  return fb::CreateInt(fbb, static_cast<int32_t>(BitWidth(SimpleType(id))), IsSignedInteger(id));
 }
 
 fb::TimeUnit FbUnit(TimeUnit unit) {
