@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "arrow/concatenate.h"
+#include "common/thread_pool.h"
 #include "format/arrow_schema.h"
 #include "format/internal/file_container.h"
 #include "format/internal/page21.h"
@@ -211,29 +212,55 @@ class ColumnCursor {
       end = std::max(end, b.offset + b.size);
     }
     std::vector<std::string_view> buffers;
+    std::shared_ptr<arrow::Buffer> bytes;
+    std::string_view view;
     if (end > 0) {
-      // Into a buffer reused from page to page (no allocation per page once it has grown).
-      bytes_.resize(end - begin);
+      QV_ASSIGN_OR_RETURN(bytes, PageBuffer(end - begin));
       Status read = store_->ReadAt(
           key_, begin,
-          std::span<std::byte>(reinterpret_cast<std::byte*>(bytes_.data()), bytes_.size()));
+          std::span<std::byte>(reinterpret_cast<std::byte*>(bytes->mutable_data()), end - begin));
       if (!read.ok()) {
         if (read.IsInvalidInput()) {
           return Status::Corruption(Where() + ": the file is shorter than its metadata says");
         }
         return read;
       }
+      view = bytes->view().substr(0, end - begin);
     }
     for (const auto& b : page.buffers) {
-      buffers.push_back(b.size == 0 ? std::string_view()
-                                    : std::string_view(bytes_).substr(b.offset - begin, b.size));
+      buffers.push_back(b.size == 0 ? std::string_view() : view.substr(b.offset - begin, b.size));
     }
-    Result<DecodedPage> decoded = internal::DecodePage21(page, buffers, leaf_type_, pool_);
+    Result<DecodedPage> decoded =
+        internal::DecodePage21(page, buffers, leaf_type_, pool_, std::move(bytes));
     if (!decoded.ok()) return decoded.status().WithContext(Where());
     decoded_ = std::move(decoded).value();
     QV_RETURN_IF_ERROR(IndexRows());
     page_ready_ = true;
     return Status::OK();
+  }
+
+  // A buffer of at least `size` bytes for a page's bytes. Decoded values may alias it (zero-copy
+  // pages) and live on in batches the consumer holds, so a buffer is reused only once nothing
+  // else references it; in a steady scan that is every page, so scanning neither allocates nor
+  // faults in fresh memory per page.
+  Result<std::shared_ptr<arrow::Buffer>> PageBuffer(uint64_t size) {
+    constexpr size_t kKept = 3;  // the page being decoded plus pages batches still hold
+    for (auto& b : page_buffers_) {
+      if (b.use_count() == 1 && b->size() >= size) return b;
+    }
+    // Some slack so pages of slightly different sizes share buffers.
+    const uint64_t rounded = size + size / 8;
+    QV_ASSIGN_OR_RETURN(auto fresh, arrow::Buffer::Allocate(rounded, pool_));
+    auto unused = std::find_if(page_buffers_.begin(), page_buffers_.end(),
+                               [](const auto& b) { return b.use_count() == 1; });
+    if (unused != page_buffers_.end()) {
+      *unused = fresh;  // too small: replaced
+    } else if (page_buffers_.size() < kKept) {
+      page_buffers_.push_back(fresh);
+    } else {
+      page_buffers_[next_evict_++ % kKept] = fresh;  // the consumer keeps the old one alive
+    }
+    return fresh;
   }
 
   // Where each row of the page starts, in levels and in values (only needed with repetition:
@@ -285,7 +312,8 @@ class ColumnCursor {
   uint64_t row_in_page_ = 0;
   bool page_ready_ = false;
   DecodedPage decoded_;
-  std::string bytes_;
+  std::vector<std::shared_ptr<arrow::Buffer>> page_buffers_;
+  size_t next_evict_ = 0;
   std::vector<uint64_t> row_level_, row_value_;
 };
 
@@ -435,14 +463,18 @@ class FileStream final : public arrow::BatchStream {
     arrow::RecordBatch batch;
     batch.schema = schema_;
     batch.length = static_cast<int64_t>(rows);
-    for (FieldReader& f : fields_) {
+    // Fields decode independently (each owns its cursors), so they run in parallel.
+    batch.columns.resize(fields_.size());
+    QV_RETURN_IF_ERROR(ThreadPool::Cpu()->ParallelFor(fields_.size(), [&](size_t i) {
+      FieldReader& f = fields_[i];
       Result<arrow::ArrayPtr> column = ReadField(f, rows);
       if (!column.ok()) {
         return column.status().WithContext(
             fmt::format("{}: field '{}' rows {}..{}", what_, f.field.name, at_, at_ + rows));
       }
-      batch.columns.push_back(std::move(column).value());
-    }
+      batch.columns[i] = std::move(column).value();
+      return Status::OK();
+    }));
     at_ += rows;
     QV_RETURN_IF_ERROR(batch.Validate(/*full=*/true));
     return std::optional<arrow::RecordBatch>(std::move(batch));

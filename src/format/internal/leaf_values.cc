@@ -1,5 +1,6 @@
 #include "format/internal/leaf_values.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -43,6 +44,7 @@ TypeId LeafValues::storage_id() const {
 }
 
 Status LeafValues::AppendFixed(const uint8_t* src, int64_t n, int64_t bit_offset) {
+  if (adopted_ != nullptr) return Status::Internal("LeafValues: append after AdoptFixed");
   if (value_bits_ == 1) {
     const int64_t start = items_;
     QV_RETURN_IF_ERROR(data_.Resize(arrow::BytesForBits(start + n)));
@@ -52,6 +54,34 @@ Status LeafValues::AppendFixed(const uint8_t* src, int64_t n, int64_t bit_offset
   }
   items_ += n;
   length_ = items_ / list_size();
+  return Status::OK();
+}
+
+Status LeafValues::Reserve(int64_t values, uint64_t data_bytes) {
+  // A hint taken from page headers: a corrupt header must not make it allocate without bound
+  // (real pages are ~8 MiB; beyond the cap the builders grow as usual).
+  constexpr uint64_t kMaxReserve = uint64_t{64} << 20;
+  if (values <= 0) return Status::OK();
+  const uint64_t n = std::min<uint64_t>(static_cast<uint64_t>(values), kMaxReserve);
+  if (is_variable()) {
+    QV_RETURN_IF_ERROR(offsets_.Reserve(std::min(n * (large_ ? 8 : 4), kMaxReserve)));
+    return data_.Reserve(std::min(data_bytes, kMaxReserve));
+  }
+  if (value_bits_ < 8) return Status::OK();
+  const uint64_t per_value =
+      static_cast<uint64_t>(list_size()) * static_cast<uint64_t>(value_bits_ / 8);
+  return data_.Reserve(std::min(n, kMaxReserve / per_value) * per_value);
+}
+
+Status LeafValues::AdoptFixed(std::shared_ptr<arrow::Buffer> data, int64_t items) {
+  if (items_ != 0 || adopted_ != nullptr || is_variable() || value_bits_ % 8 != 0 ||
+      data->size() < static_cast<uint64_t>(items) * static_cast<uint64_t>(value_bits_ / 8)) {
+    return Status::Internal("LeafValues::AdoptFixed: not an empty fixed-width leaf");
+  }
+  adopted_ = std::move(data);
+  items_ = items;
+  length_ = items_ / list_size();
+  if (is_fsl()) QV_RETURN_IF_ERROR(AppendItemValidity(nullptr, 0, items));
   return Status::OK();
 }
 
@@ -129,6 +159,7 @@ Status LeafValues::AppendItemValidity(const uint8_t* bits, int64_t bit_offset, i
 }
 
 Status LeafValues::AppendEmpty(int64_t n) {
+  if (adopted_ != nullptr) return Status::Internal("LeafValues: append after AdoptFixed");
   if (is_variable()) {
     for (int64_t i = 0; i < n; ++i) QV_RETURN_IF_ERROR(AppendValue({}));
     return Status::OK();
@@ -182,7 +213,10 @@ Result<arrow::ArrayPtr> LeafValues::Finish() {
     out->buffers = {nullptr, std::move(offsets), std::move(data)};
     return arrow::ArrayPtr(std::move(out));
   }
-  QV_ASSIGN_OR_RETURN(auto data, data_.Finish());
+  std::shared_ptr<arrow::Buffer> data = std::move(adopted_);
+  if (data == nullptr) {
+    QV_ASSIGN_OR_RETURN(data, data_.Finish());
+  }
   if (value_bits_ == 1 && data->size() < static_cast<uint64_t>(arrow::BytesForBits(items_))) {
     return Status::Internal("LeafValues: short boolean buffer");
   }

@@ -42,6 +42,12 @@ class LeafValues {
   Status AppendValue(std::string_view value);
   // Fixed-size lists: the item validity bits for the next `items` items (nullptr = all valid).
   Status AppendItemValidity(const uint8_t* bits, int64_t bit_offset, int64_t items);
+  // Pre-sizes the buffers for `values` more values (and `data_bytes` more bytes of
+  // variable-width data), so a page decodes without regrowing them.
+  Status Reserve(int64_t values, uint64_t data_bytes);
+  // Takes `data` as the fixed-width values buffer (`items` items; fsl: lists * list_size) instead
+  // of copying it. REQUIRES: nothing appended yet; fixed width of whole bytes.
+  Status AdoptFixed(std::shared_ptr<arrow::Buffer> data, int64_t items);
   // n zeroed values (visible null slots that store nothing, e.g. in full-zip variable pages).
   Status AppendEmpty(int64_t n);
 
@@ -57,8 +63,9 @@ class LeafValues {
   arrow::DataType type_;
   int64_t value_bits_ = 0;
   bool large_ = false;
-  int64_t length_ = 0;  // values (fsl: lists)
-  int64_t items_ = 0;   // fixed-width items written (fsl: length * list_size)
+  int64_t length_ = 0;                      // values (fsl: lists)
+  int64_t items_ = 0;                       // fixed-width items written (fsl: length * list_size)
+  std::shared_ptr<arrow::Buffer> adopted_;  // AdoptFixed's buffer, used instead of data_
   arrow::BufferBuilder data_;
   arrow::BufferBuilder offsets_;
   arrow::BufferBuilder item_validity_;

@@ -83,6 +83,9 @@ Status DecodeMiniBlock(const pb::MiniBlockLayout& layout,
                                               layout.num_dictionary_items(), leaf_type, pool));
   }
   QV_ASSIGN_OR_RETURN(auto values, LeafValues::Make(leaf_type, pool));
+  // Sized for the page up front (variable width: at least the stored bytes).
+  QV_RETURN_IF_ERROR(values->Reserve(static_cast<int64_t>(std::min(num_items, kMaxPageRows)),
+                                     has_dict ? 0 : data.size()));
   PageDecodeCache cache;
   std::vector<int64_t> indices;
   std::vector<std::string_view> chunk_buffers(num_value_buffers);
@@ -170,7 +173,7 @@ Status DecodeMiniBlock(const pb::MiniBlockLayout& layout,
 
 Status DecodeFullZip(const pb::FullZipLayout& layout, const std::vector<std::string_view>& buffers,
                      uint64_t rows, const arrow::DataType& leaf_type, arrow::MemoryPool* pool,
-                     DecodedPage* out) {
+                     const std::shared_ptr<const void>& owner, DecodedPage* out) {
   if (buffers.empty()) return Status::Corruption("full-zip page without a data buffer");
   const uint32_t bits_rep = layout.bits_rep(), bits_def = layout.bits_def();
   if (bits_rep > 16 || bits_def > 16) {
@@ -235,6 +238,35 @@ Status DecodeFullZip(const pb::FullZipLayout& layout, const std::vector<std::str
     }
   }
 
+  if (fixed && ctrl_bytes == 0 && !fsl_validity && values->value_bits() % 8 == 0) {
+    // Every item is a value and the values sit back to back: the page is the Arrow buffer.
+    if (value_bytes == 0 || num_items > data.size() / value_bytes) {
+      return Status::Corruption(fmt::format("full-zip page of {} values of {} bytes in {} bytes",
+                                            num_items, value_bytes, data.size()));
+    }
+    const auto* first = reinterpret_cast<const uint8_t*>(data.data());
+    const uint64_t total = num_items * value_bytes;
+    const int64_t items = static_cast<int64_t>(num_items) * values->list_size();
+    const uint64_t width = static_cast<uint64_t>(values->value_bits() / 8);
+    if (owner != nullptr &&
+        reinterpret_cast<uintptr_t>(first) % std::min<uint64_t>(width, 8) == 0) {
+      QV_RETURN_IF_ERROR(values->AdoptFixed(arrow::Buffer::Wrap(first, total, owner), items));
+    } else {
+      QV_RETURN_IF_ERROR(values->Reserve(static_cast<int64_t>(num_items), 0));
+      QV_RETURN_IF_ERROR(values->AppendFixed(first, items));
+    }
+    out->num_levels = num_items;
+    QV_ASSIGN_OR_RETURN(out->values, values->Finish());
+    if (layout.num_visible_items() != 0 && layout.num_visible_items() != num_items) {
+      return Status::Corruption(fmt::format("full-zip page decoded {} values, the page says {}",
+                                            num_items, layout.num_visible_items()));
+    }
+    return Status::OK();
+  }
+  if (fixed) {
+    QV_RETURN_IF_ERROR(values->Reserve(static_cast<int64_t>(layout.num_visible_items()), 0));
+  }
+
   const uint32_t def_mask = (1u << bits_def) - 1;
   uint64_t p = 0;
   for (uint64_t i = 0; i < num_items; ++i) {
@@ -283,11 +315,7 @@ Status DecodeFullZip(const pb::FullZipLayout& layout, const std::vector<std::str
       QV_RETURN_IF_ERROR(values->AppendEmpty(1));  // a visible null stores nothing
     }
   }
-  if (ctrl_bytes > 0) {
-    out->num_levels = num_items;
-  } else {
-    out->num_levels = num_items;
-  }
+  out->num_levels = num_items;
   QV_ASSIGN_OR_RETURN(out->values, values->Finish());
   if (static_cast<uint64_t>(out->values->length) != layout.num_visible_items() &&
       layout.num_visible_items() != 0) {
@@ -346,7 +374,8 @@ Status DecodeConstant(const pb::ConstantLayout& layout, const PageInfo& page,
 }  // namespace
 
 Result<DecodedPage> DecodePage21(const PageInfo& page, const std::vector<std::string_view>& buffers,
-                                 const arrow::DataType& leaf_type, arrow::MemoryPool* pool) {
+                                 const arrow::DataType& leaf_type, arrow::MemoryPool* pool,
+                                 std::shared_ptr<const void> owner) {
   if (page.rows > kMaxPageRows) {
     return Status::Unsupported(
         fmt::format("a page of {} rows (at most {} are read)", page.rows, kMaxPageRows));
@@ -363,8 +392,8 @@ Result<DecodedPage> DecodePage21(const PageInfo& page, const std::vector<std::st
     }
     case pb::PageLayout::kFullZipLayout: {
       QV_ASSIGN_OR_RETURN(out.layers, Layers(layout.full_zip_layout().layers()));
-      QV_RETURN_IF_ERROR(
-          DecodeFullZip(layout.full_zip_layout(), buffers, page.rows, leaf_type, pool, &out));
+      QV_RETURN_IF_ERROR(DecodeFullZip(layout.full_zip_layout(), buffers, page.rows, leaf_type,
+                                       pool, owner, &out));
       break;
     }
     case pb::PageLayout::kConstantLayout: {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -25,8 +26,12 @@ struct DecodedPage {
 };
 
 // `buffers` are the page's buffers in order (bytes already read). `leaf_type` is the Arrow type
-// the values decode into (for dictionary columns, the dictionary's value type).
+// the values decode into (for dictionary columns, the dictionary's value type). When `owner` is
+// set it keeps the bytes of `buffers` alive, and values stored verbatim (full-zip fixed-width
+// pages without levels) are returned as zero-copy views of them that hold `owner`; otherwise
+// they are copied.
 Result<DecodedPage> DecodePage21(const PageInfo& page, const std::vector<std::string_view>& buffers,
-                                 const arrow::DataType& leaf_type, arrow::MemoryPool* pool);
+                                 const arrow::DataType& leaf_type, arrow::MemoryPool* pool,
+                                 std::shared_ptr<const void> owner = nullptr);
 
 }  // namespace quiver::format::internal

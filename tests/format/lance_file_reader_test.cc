@@ -1,0 +1,176 @@
+// LanceFileReader's page handling: zero-copy full-zip pages must stay intact when the reader
+// reuses its page buffers while the consumer still holds earlier batches, and a scan's memory
+// (the MemoryPool it is given) stays bounded by a few pages whatever the file's size.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "arrow/compare.h"
+#include "arrow/concatenate.h"
+#include "format/arrow_schema.h"
+#include "format/lance_file_reader.h"
+#include "format/lance_file_writer.h"
+#include "store/memory_store.h"
+
+namespace quiver {
+namespace {
+
+constexpr int32_t kDims = 128;  // 512-byte vectors: Lance stores them full-zip
+
+arrow::Schema VectorSchema() {
+  arrow::Schema schema;
+  schema.fields.push_back(arrow::Field("id", arrow::DataType::Int64(), false));
+  schema.fields.push_back(arrow::Field("s", arrow::DataType::Utf8()));
+  schema.fields.push_back(arrow::Field(
+      "v", arrow::DataType::FixedSizeList(arrow::Field("item", arrow::DataType::Float32()), kDims),
+      false));
+  return schema;
+}
+
+// Rows [first, first + n): id = row, s = a varying string (null every 7th), v = row-derived.
+arrow::RecordBatch MakeBatch(const std::shared_ptr<const arrow::Schema>& schema, int64_t first,
+                             int64_t n) {
+  std::vector<int64_t> ids;
+  std::vector<std::string> strings;
+  std::vector<bool> valid;
+  std::vector<float> floats;
+  std::mt19937_64 rng(static_cast<uint64_t>(first));
+  for (int64_t r = first; r < first + n; ++r) {
+    ids.push_back(r);
+    strings.push_back("row-" + std::to_string(r) + std::string(rng() % 40, 'x'));
+    valid.push_back(r % 7 != 0);
+    for (int32_t d = 0; d < kDims; ++d) floats.push_back(static_cast<float>(r) + d * 0.5f);
+  }
+  arrow::RecordBatch batch;
+  batch.schema = schema;
+  batch.length = n;
+  batch.columns.push_back(*arrow::MakeFixedArray(arrow::DataType::Int64(), ids));
+  batch.columns.push_back(*arrow::MakeBinaryArray(arrow::DataType::Utf8(), strings, valid));
+  auto items = *arrow::MakeFixedArray(arrow::DataType::Float32(), floats);
+  batch.columns.push_back(
+      *arrow::MakeFixedSizeListArray(schema->fields[2].type, n, std::move(items)));
+  return batch;
+}
+
+// Writes `rows` rows in batches of 1,000 with small pages (many pages per column).
+std::vector<arrow::RecordBatch> WriteFile(const std::shared_ptr<ObjectStore>& store, int64_t rows,
+                                          uint64_t page_bytes) {
+  auto schema = std::make_shared<const arrow::Schema>(VectorSchema());
+  auto lance = format::FromArrowSchema(*schema);
+  EXPECT_TRUE(lance.ok()) << lance.status().ToString();
+  format::FileWriteOptions options;
+  options.page_bytes = page_bytes;
+  auto writer = format::LanceFileWriter::Open(store, "f.lance", *lance, options);
+  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  std::vector<arrow::RecordBatch> batches;
+  for (int64_t at = 0; at < rows; at += 1000) {
+    batches.push_back(MakeBatch(schema, at, std::min<int64_t>(1000, rows - at)));
+    EXPECT_TRUE((*writer)->Write(batches.back()).ok());
+  }
+  EXPECT_TRUE((*writer)->Finish().ok());
+  return batches;
+}
+
+TEST(LanceFileReader, HeldBatchesSurvivePageBufferReuse) {
+  auto store = MemoryObjectStore::Create();
+  const auto written = WriteFile(store, 20000, 64 * 1024);  // ~128 vectors per page
+  auto reader = format::LanceFileReader::Open(store, "f.lance");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  format::ReadRequest request;
+  request.batch_rows = 333;  // batches straddle pages
+  auto stream = (*reader)->Read(request);
+  ASSERT_TRUE(stream.ok());
+  // Keep every batch until the scan is over: buffers they alias must not be reused under them.
+  std::vector<arrow::RecordBatch> held;
+  while (true) {
+    auto batch = (*stream)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!*batch) break;
+    held.push_back(std::move(**batch));
+  }
+  for (size_t c = 0; c < 3; ++c) {
+    std::vector<arrow::ArrayPtr> got, want;
+    for (const auto& b : held) got.push_back(b.columns[c]);
+    for (const auto& b : written) want.push_back(b.columns[c]);
+    auto g = arrow::Concatenate(got);
+    auto w = arrow::Concatenate(want);
+    ASSERT_TRUE(g.ok() && w.ok());
+    EXPECT_EQ(arrow::Diff(**g, **w), std::nullopt) << "column " << c;
+  }
+}
+
+TEST(LanceFileReader, DroppedBatchesLetPageBuffersBeReused) {
+  // Consumers that drop each batch before the next keep the reader at a few page buffers: the
+  // pool's peak stays far below the file's size.
+  auto store = MemoryObjectStore::Create();
+  WriteFile(store, 30000, 256 * 1024);  // ~16 MB of vectors in ~64 pages
+  arrow::MemoryPool pool;
+  format::FileReadOptions options;
+  options.pool = &pool;
+  auto reader = format::LanceFileReader::Open(store, "f.lance", options);
+  ASSERT_TRUE(reader.ok());
+  format::ReadRequest request;
+  request.batch_rows = 500;
+  auto stream = (*reader)->Read(request);
+  ASSERT_TRUE(stream.ok());
+  int64_t rows = 0;
+  while (true) {
+    auto batch = (*stream)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!*batch) break;
+    rows += (*batch)->length;
+    // The batch's last vector matches its row id (values really came from the page).
+    const arrow::ArrayData& list = *(*batch)->columns[2];
+    const arrow::ArrayData& items = *list.children[0];
+    const int64_t last_item = items.offset + (list.offset + list.length) * kDims - 1;
+    const float last = reinterpret_cast<const float*>(items.buffers[1]->data())[last_item];
+    EXPECT_EQ(last, static_cast<float>(rows - 1) + (kDims - 1) * 0.5f);
+  }
+  EXPECT_EQ(rows, 30000);
+  EXPECT_LT(pool.peak(), uint64_t{4} << 20) << "peak " << pool.peak();
+}
+
+TEST(LanceFileReader, ScanWithinAPoolLimitAndClearErrorBelowIt) {
+  auto store = MemoryObjectStore::Create();
+  WriteFile(store, 30000, 256 * 1024);
+  {
+    arrow::MemoryPool pool(4ull << 20);  // a quarter of the file: a few pages and a batch
+    format::FileReadOptions options;
+    options.pool = &pool;
+    auto reader = format::LanceFileReader::Open(store, "f.lance", options);
+    ASSERT_TRUE(reader.ok());
+    format::ReadRequest request;
+    request.batch_rows = 500;
+    auto stream = (*reader)->Read(request);
+    ASSERT_TRUE(stream.ok());
+    int64_t rows = 0;
+    while (true) {
+      auto batch = (*stream)->Next();
+      ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+      if (!*batch) break;
+      rows += (*batch)->length;
+    }
+    EXPECT_EQ(rows, 30000);
+    EXPECT_LE(pool.peak(), pool.limit());
+  }
+  {
+    arrow::MemoryPool pool(64 * 1024);  // smaller than one page
+    format::FileReadOptions options;
+    options.pool = &pool;
+    auto reader = format::LanceFileReader::Open(store, "f.lance", options);
+    ASSERT_TRUE(reader.ok());
+    auto stream = (*reader)->Read({});
+    ASSERT_TRUE(stream.ok());
+    auto batch = (*stream)->Next();
+    ASSERT_FALSE(batch.ok());
+    EXPECT_NE(batch.status().ToString().find("memory limit"), std::string::npos)
+        << batch.status().ToString();
+    stream->reset();  // drops the page buffers the cursors keep for reuse
+    EXPECT_EQ(pool.bytes_allocated(), 0u);  // nothing leaked on the error path
+  }
+}
+
+}  // namespace
+}  // namespace quiver
