@@ -29,7 +29,7 @@ Result<uint8_t*> MemoryPool::Allocate(uint64_t size) {
   uint64_t now = allocated_.fetch_add(rounded, std::memory_order_relaxed) + rounded;
   if (limit_ != 0 && now > limit_) {
     allocated_.fetch_sub(rounded, std::memory_order_relaxed);
-    return Status::InvalidInput("memory limit of " + std::to_string(limit_) +
+    return Status::ServiceUnavailable("memory limit of " + std::to_string(limit_) +
                                 " bytes exceeded (allocating " + std::to_string(rounded) +
                                 " with " + std::to_string(now - rounded) + " in use)");
   }

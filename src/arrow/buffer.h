@@ -40,8 +40,8 @@ class MemoryPool {
   static MemoryPool* Default();
 
   // 64-byte aligned, `size` rounded up to a multiple of 64; the padding is zeroed.
-  // ResourceExhausted-like InvalidInput when the limit would be exceeded, IOError when the
-  // system is out of memory.
+  // ServiceUnavailable (retryable: memory frees as other work finishes) when the limit would
+  // be exceeded, IOError when the system is out of memory.
   Result<uint8_t*> Allocate(uint64_t size);
   // REQUIRES: ptr came from Allocate(size) on this pool.
   void Free(uint8_t* ptr, uint64_t size);
@@ -123,7 +123,12 @@ class BufferBuilder {
   // Grows or shrinks to exactly `size` bytes (new bytes are zero).
   Status Resize(uint64_t size);
 
+  // Grows the size by `size` bytes the caller already wrote past size() (after Reserve).
+  // REQUIRES: size <= capacity() - size().
+  void Advance(uint64_t size) { size_ += size; }
+
   uint64_t size() const { return size_; }
+  uint64_t capacity() const { return capacity_; }
   uint8_t* mutable_data() { return data_; }
   const uint8_t* data() const { return data_; }
 

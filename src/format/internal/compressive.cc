@@ -111,6 +111,30 @@ Status DecodeFlat(const lance::encodings21::Flat& flat, std::string_view buffer,
   return out->AppendFixed(reinterpret_cast<const uint8_t*>(buffer.data()), n);
 }
 
+// Decodes FSST strings into a LeafValues::BeginVariable target: directly when the target's
+// offsets have the input's width, through a temporary otherwise (large types with 32-bit FSST
+// offsets and the reverse).
+template <typename Offset>
+Result<size_t> DecodeFsstInto(const codecs::FsstDecoder& decoder, std::span<const uint8_t> data,
+                              std::span<const Offset> offsets, size_t capacity,
+                              const LeafValues::VariableTarget& target) {
+  if (target.offset_width == static_cast<int>(sizeof(Offset))) {
+    return decoder.DecodeStrings<Offset>(data, offsets, target.data, capacity,
+                                         reinterpret_cast<Offset*>(target.offsets),
+                                         static_cast<Offset>(target.base));
+  }
+  std::vector<uint8_t> bytes;
+  std::vector<Offset> ends;
+  QV_RETURN_IF_ERROR(decoder.DecodeStrings<Offset>(data, offsets, &bytes, &ends));
+  if (bytes.size() > capacity) return Status::Internal("fsst: decoded past its bound");
+  if (!bytes.empty()) std::memcpy(target.data, bytes.data(), bytes.size());
+  for (size_t i = 0; i < ends.size(); ++i) {
+    const uint64_t v = target.base + static_cast<uint64_t>(ends[i]);
+    std::memcpy(target.offsets + i * target.offset_width, &v, target.offset_width);
+  }
+  return bytes.size();
+}
+
 }  // namespace
 
 std::string DescribeEncoding(const CompressiveEncoding& e) {
@@ -247,6 +271,11 @@ Status DecodeMiniBlockValues(const CompressiveEncoding& encoding,
       const uint64_t need = static_cast<uint64_t>(n + 1) * width;
       if (b.size() < need) return Short("Fsst offsets", need, b.size());
       const auto* base = reinterpret_cast<const uint8_t*>(b.data());
+      // Decoded straight into the page's value buffers (no intermediate copy). The capacity
+      // bound covers the whole buffer, which holds at least the strings' bytes.
+      const size_t capacity = decoder->MaxDecodedSize(b.size()) + codecs::kFsstDecodeSlack;
+      QV_ASSIGN_OR_RETURN(LeafValues::VariableTarget target, out->BeginVariable(n, capacity));
+      Result<size_t> decoded = size_t{0};
       if (width == 4) {
         std::span<const uint32_t> offsets(reinterpret_cast<const uint32_t*>(base), n + 1);
         if (reinterpret_cast<uintptr_t>(base) % 4 != 0) {
@@ -254,19 +283,14 @@ Status DecodeMiniBlockValues(const CompressiveEncoding& encoding,
           std::memcpy(c.fsst_offsets32.data(), base, (n + 1) * 4);
           offsets = c.fsst_offsets32;
         }
-        std::vector<uint32_t> out_offsets;
-        QV_RETURN_IF_ERROR(
-            decoder->DecodeStrings<uint32_t>(Bytes(b), offsets, &c.fsst_bytes, &out_offsets));
-        return out->AppendVariable(reinterpret_cast<const uint8_t*>(out_offsets.data()), 4, n,
-                                   c.fsst_bytes.data(), c.fsst_bytes.size());
+        decoded = DecodeFsstInto<uint32_t>(*decoder, Bytes(b), offsets, capacity, target);
+      } else {
+        c.fsst_offsets64.assign(n + 1, 0);
+        std::memcpy(c.fsst_offsets64.data(), base, (n + 1) * 8);
+        decoded = DecodeFsstInto<uint64_t>(*decoder, Bytes(b), c.fsst_offsets64, capacity, target);
       }
-      c.fsst_offsets64.assign(n + 1, 0);
-      std::memcpy(c.fsst_offsets64.data(), base, (n + 1) * 8);
-      std::vector<uint64_t> out_offsets;
-      QV_RETURN_IF_ERROR(decoder->DecodeStrings<uint64_t>(Bytes(b), c.fsst_offsets64, &c.fsst_bytes,
-                                                          &out_offsets));
-      return out->AppendVariable(reinterpret_cast<const uint8_t*>(out_offsets.data()), 8, n,
-                                 c.fsst_bytes.data(), c.fsst_bytes.size());
+      if (!decoded.ok()) return decoded.status();
+      return out->EndVariable(n, *decoded);
     }
     case CompressiveEncoding::kFlat:
       return DecodeFlat(encoding.flat(), buffers[0], n, out);

@@ -123,6 +123,37 @@ Status LeafValues::AppendVariable(const uint8_t* offsets, int offset_width, int6
   return Status::OK();
 }
 
+Result<LeafValues::VariableTarget> LeafValues::BeginVariable(int64_t n, uint64_t max_bytes) {
+  if (!is_variable() || n < 0) return Status::Internal("LeafValues::BeginVariable: not variable");
+  const int width = large_ ? 8 : 4;
+  QV_RETURN_IF_ERROR(offsets_.Reserve(static_cast<uint64_t>(n) * width));
+  QV_RETURN_IF_ERROR(data_.Reserve(max_bytes));
+  return VariableTarget{data_.mutable_data() + data_.size(),
+                        offsets_.mutable_data() + offsets_.size() - width, width, data_.size()};
+}
+
+Status LeafValues::EndVariable(int64_t n, uint64_t bytes) {
+  const int width = large_ ? 8 : 4;
+  const uint64_t end = data_.size() + bytes;
+  if (static_cast<uint64_t>(n) * width > offsets_.capacity() - offsets_.size() ||
+      bytes > data_.capacity() - data_.size()) {
+    return Status::Internal("LeafValues::EndVariable: more than BeginVariable made room for");
+  }
+  if (!large_ && end > static_cast<uint64_t>(INT32_MAX)) {
+    return Status::Corruption("more than 2 GiB of string data in one page of a 32-bit type");
+  }
+  const uint8_t* last = offsets_.data() + offsets_.size() + (n - 1) * width;
+  uint64_t written = 0;
+  std::memcpy(&written, last, width);  // little-endian: the low bytes of a u64
+  if (n > 0 && written != end) {
+    return Status::Internal("LeafValues::EndVariable: the offsets do not end at the data's end");
+  }
+  offsets_.Advance(static_cast<uint64_t>(n) * width);
+  data_.Advance(bytes);
+  length_ += n;
+  return Status::OK();
+}
+
 Status LeafValues::AppendValue(std::string_view value) {
   const uint64_t end = data_.size() + value.size();
   if (!large_ && end > static_cast<uint64_t>(INT32_MAX)) {

@@ -38,6 +38,19 @@ class LeafValues {
   // relative to `data`. Corruption if the offsets decrease or leave [0, data_size].
   Status AppendVariable(const uint8_t* offsets, int offset_width, int64_t n, const uint8_t* data,
                         uint64_t data_size);
+  // In-place variable-width appends, for decoders that write straight into the buffers:
+  // BeginVariable makes room for n values of at most `max_bytes` bytes and says where to write;
+  // `offsets` points at the current last offset (n + 1 entries of offset_width bytes from there,
+  // the first equal to `base`). EndVariable then takes the n values and `bytes` data bytes,
+  // checking the offsets the decoder wrote end where they must.
+  struct VariableTarget {
+    uint8_t* data;
+    uint8_t* offsets;
+    int offset_width;
+    uint64_t base;
+  };
+  Result<VariableTarget> BeginVariable(int64_t n, uint64_t max_bytes);
+  Status EndVariable(int64_t n, uint64_t bytes);
   // One variable-width value.
   Status AppendValue(std::string_view value);
   // Fixed-size lists: the item validity bits for the next `items` items (nullptr = all valid).
