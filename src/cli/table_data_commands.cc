@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -20,6 +22,7 @@
 #include "cli/cli_util.h"
 #include "table/dataset.h"
 #include "table/scan.h"
+#include "table/take.h"
 #include "table/write.h"
 
 namespace quiver::cli {
@@ -31,6 +34,8 @@ struct HeadArgs {
   std::string columns;
   std::optional<uint64_t> version;
   bool json = false;
+  bool with_row_id = false;
+  bool with_row_addr = false;
 };
 
 std::vector<std::string> SplitComma(const std::string& s) {
@@ -82,41 +87,111 @@ void PrintTable(const arrow::Schema& schema, const std::vector<arrow::RecordBatc
   std::cout << fmt::format("({} row{})\n", rows.size(), rows.size() == 1 ? "" : "s");
 }
 
+// One version (the latest when `version` is empty) of the dataset at `uri`.
+Result<std::shared_ptr<const table::Dataset>> OpenVersion(const std::string& uri,
+                                                          std::optional<uint64_t> version) {
+  QV_ASSIGN_OR_RETURN(auto root, OpenExistingStore(uri));
+  table::OpenOptions open;
+  open.version = version;
+  return table::Dataset::Open(root, open);
+}
+
 // A scan of one version (the latest when `version` is empty) of the dataset at `uri`.
 Result<std::unique_ptr<arrow::BatchStream>> ScanVersion(const std::string& uri,
                                                         std::optional<uint64_t> version,
                                                         table::ScanOptions scan) {
-  QV_ASSIGN_OR_RETURN(auto root, OpenExistingStore(uri));
-  table::OpenOptions open;
-  open.version = version;
-  QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(root, open));
+  QV_ASSIGN_OR_RETURN(auto dataset, OpenVersion(uri, version));
   return table::Scan(dataset, scan);
+}
+
+// Prints `batches` as JSON Lines or as an aligned text table. A streaming caller passes one batch
+// at a time with `json` (the text table needs every row to size its columns).
+int PrintBatches(const arrow::Schema& schema, const std::vector<arrow::RecordBatch>& batches,
+                 bool json) {
+  if (!json) {
+    PrintTable(schema, batches);
+  } else {
+    for (const auto& batch : batches) {
+      std::string out;
+      Status s = arrow::WriteJsonLines(batch, &out);
+      if (!s.ok()) return Fail(s);
+      std::cout << out;
+    }
+  }
+  std::cout.flush();
+  return 0;
 }
 
 int RunHead(const HeadArgs& args) {
   table::ScanOptions scan;
   scan.columns = SplitComma(args.columns);
   scan.limit = args.rows;
+  scan.with_row_id = args.with_row_id;
+  scan.with_row_addr = args.with_row_addr;
   scan.batch_rows = static_cast<uint32_t>(std::clamp<uint64_t>(args.rows, 1, 8192));
   auto stream = ScanVersion(args.uri, args.version, scan);
   if (!stream.ok()) return Fail(stream.status());
+  // JSON Lines are printed batch by batch, as they come; the text table once every row is in.
   std::vector<arrow::RecordBatch> batches;
   while (true) {
     auto batch = (*stream)->Next();
     if (!batch.ok()) return Fail(batch.status());
     if (!*batch) break;
+    batches.push_back(std::move(**batch));
     if (args.json) {
-      std::string out;
-      Status s = arrow::WriteJsonLines(**batch, &out);
-      if (!s.ok()) return Fail(s);
-      std::cout << out;
-    } else {
-      batches.push_back(std::move(**batch));
+      if (int rc = PrintBatches(*(*stream)->schema(), batches, true); rc != 0) return rc;
+      batches.clear();
     }
   }
-  if (!args.json) PrintTable(*(*stream)->schema(), batches);
-  std::cout.flush();
-  return 0;
+  return args.json ? 0 : PrintBatches(*(*stream)->schema(), batches, false);
+}
+
+struct TakeArgs {
+  std::string uri;
+  std::string rows;
+  bool by_id = false;
+  std::string columns;
+  std::optional<uint64_t> version;
+  bool json = false;
+  bool with_row_id = false;
+  bool with_row_addr = false;
+};
+
+// Strictly: every comma-separated part a decimal u64 (not SplitComma, which drops empty parts, so
+// that a typo like "1,,2" is refused rather than read as two rows).
+Result<std::vector<uint64_t>> ParseRows(const std::string& list) {
+  std::vector<uint64_t> rows;
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = std::min(list.find(',', begin), list.size());
+    const std::string_view part(list.data() + begin, comma - begin);
+    uint64_t v = 0;
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (part.empty() || ec != std::errc() || end != part.data() + part.size()) {
+      return Status::InvalidInput(fmt::format("--rows: '{}' is not a row number", part));
+    }
+    rows.push_back(v);
+    if (comma == list.size()) break;
+    begin = comma + 1;
+  }
+  return rows;
+}
+
+int RunTake(const TakeArgs& args) {
+  auto rows = ParseRows(args.rows);
+  if (!rows.ok()) return Fail(rows.status());
+  auto dataset = OpenVersion(args.uri, args.version);
+  if (!dataset.ok()) return Fail(dataset.status());
+  table::TakeOptions options;
+  options.columns = SplitComma(args.columns);
+  options.key = args.by_id ? table::RowKey::kId : table::RowKey::kAddress;
+  options.with_row_id = args.with_row_id;
+  options.with_row_addr = args.with_row_addr;
+  auto batch = table::Take(*dataset, *rows, options);
+  if (!batch.ok()) return Fail(batch.status());
+  std::vector<arrow::RecordBatch> batches;
+  batches.push_back(*batch);
+  return PrintBatches(*batch->schema, batches, args.json);
 }
 
 struct ImportArgs {
@@ -124,6 +199,9 @@ struct ImportArgs {
   std::string from;
   std::string mode = "append";
   uint64_t max_rows_per_file = 1024 * 1024;
+  std::string storage_version = "2.1";  // of a table the import creates
+  uint64_t page_bytes = 8ull << 20;
+  uint64_t max_bytes_per_file = 90ull << 30;
 };
 
 // The root store of a dataset that may not exist yet (import creates it).
@@ -150,6 +228,14 @@ int RunImport(const ImportArgs& args) {
     return Fail(Status::InvalidInput("--mode must be append, overwrite or create"));
   }
   options.max_rows_per_file = args.max_rows_per_file;
+  options.max_bytes_per_file = args.max_bytes_per_file;
+  if (args.storage_version != "2.0" && args.storage_version != "2.1") {
+    return Fail(Status::InvalidInput("--storage-version must be 2.0 or 2.1"));
+  }
+  // Only a new table takes it; existing tables keep their data files' version.
+  options.commit.new_table_storage_version = args.storage_version;
+  if (args.page_bytes == 0) return Fail(Status::InvalidInput("--page-bytes must be > 0"));
+  options.file.page_bytes = args.page_bytes;
   auto root = OpenOrCreateRoot(args.uri);
   if (!root.ok()) return Fail(root.status());
   // Appending to a table that does not exist yet creates it.
@@ -219,7 +305,29 @@ void AddTableDataCommands(CLI::App& table, int* exit_code) {
   head->add_flag("--json", head_args->json,
                  "JSON Lines: one object per row (64-bit integers beyond 2^53, NaN/Inf and "
                  "decimals as strings; binary as base64; dates and timestamps as ISO-8601)");
+  head->add_flag(
+      "--with-row-id", head_args->with_row_id,
+      "append `_rowid` (the row address, or the stable row id on tables that have them)");
+  head->add_flag("--with-row-addr", head_args->with_row_addr,
+                 "append `_rowaddr` (fragment id << 32 | row offset)");
   head->callback([head_args, exit_code] { *exit_code = RunHead(*head_args); });
+
+  auto take_args = std::make_shared<TakeArgs>();
+  CLI::App* take =
+      table.add_subcommand("take", "Print given rows of a dataset version, in the order given");
+  take->add_option("uri", take_args->uri, "dataset root")->required();
+  take->add_option("--rows", take_args->rows,
+                   "row addresses (fragment id << 32 | row offset), comma-separated; repeats "
+                   "allowed")
+      ->required();
+  take->add_flag("--by-id", take_args->by_id,
+                 "--rows are row ids (`_rowid`) rather than row addresses");
+  take->add_option("--columns", take_args->columns, "top-level columns to show, comma-separated");
+  take->add_option("--version", take_args->version, "a version number (default: the latest)");
+  take->add_flag("--with-row-id", take_args->with_row_id, "append `_rowid`");
+  take->add_flag("--with-row-addr", take_args->with_row_addr, "append `_rowaddr`");
+  take->add_flag("--json", take_args->json, "JSON Lines, as `table head --json`");
+  take->callback([take_args, exit_code] { *exit_code = RunTake(*take_args); });
 
   auto import_args = std::make_shared<ImportArgs>();
   CLI::App* import = table.add_subcommand(
@@ -231,6 +339,14 @@ void AddTableDataCommands(CLI::App& table, int* exit_code) {
                      "append (default; creates a missing table), overwrite or create");
   import->add_option("--max-rows-per-file", import_args->max_rows_per_file,
                      "rows per data file / fragment (default 1048576)");
+  import->add_option("--max-bytes-per-file", import_args->max_bytes_per_file,
+                     "about this many bytes per data file / fragment (default 90 GiB)");
+  import->add_option("--storage-version", import_args->storage_version,
+                     "Lance file format of a table the import creates: 2.1 (default) or 2.0; "
+                     "existing tables keep theirs");
+  import->add_option("--page-bytes", import_args->page_bytes,
+                     "bytes buffered per column (2.0: per top-level field) before a page is cut "
+                     "(default 8388608)");
   import->callback([import_args, exit_code] { *exit_code = RunImport(*import_args);
 });
 

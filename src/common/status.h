@@ -56,10 +56,12 @@ inline constexpr int kNumStatusCodes = 24;
 
 // Storage-level conditions below the catalog. Each comes with a fixed StatusCode (see the
 // factories below) so that an untranslated storage error still leaves the server with an
-// honest code.
+// honest code. One exception: kNotFound also marks, with code InvalidInput, a row that a Take
+// or DeleteRows names and the table version does not have (table::RowNotFound); Take turns the
+// store's NotFound for a file the manifest names into Corruption, so the two never mix there.
 enum class Subcode : int {
   kNone = 0,
-  kNotFound,       // the object/key does not exist                 (code Internal)
+  kNotFound,       // the object/key does not exist                 (code Internal; see above)
   kAlreadyExists,  // CreateOnly found the key taken                 (code ConcurrentModification)
   kConflict,       // IfMatch found a different etag (or no object)  (code ConcurrentModification)
   kIOError,        // the operating system or device failed          (code Internal)

@@ -6,6 +6,7 @@
 #include "format/arrow_schema.h"
 #include "format/internal/page_encoder21.h"
 #include "format/internal/shred.h"
+#include "format/internal/writer20.h"
 #include "format/lance_proto.h"
 #include "format/proto/file2.pb.h"
 
@@ -109,6 +110,9 @@ class FileWriterState {
     uint64_t rows_written = 0;
   };
   std::vector<Column> columns;
+  // Set for 2.0 files: it makes the pages, `columns` only records them (no shredders).
+  std::unique_ptr<FileWriter20> v20;
+  PageSink20 sink20 = [this](EncodedPage20&& page) { return WritePage20(std::move(page)); };
 
   Status WriteBytes(std::string_view bytes) {
     QV_RETURN_IF_ERROR(out->Append(bytes));
@@ -122,26 +126,45 @@ class FileWriterState {
     return WriteBytes(std::string(pad, '\0'));
   }
 
-  Status FlushColumn(Column& column) {
-    if (column.shredder->rows() == 0) return Status::OK();
-    QV_ASSIGN_OR_RETURN(LeafPageData data, column.shredder->TakePage());
-    PageEncodeOptions encode;
-    encode.compress = options.compress;
-    QV_ASSIGN_OR_RETURN(EncodedPage page, EncodePage21(data, encode));
-    auto* meta = column.meta.add_pages();
+  Status WritePage20(EncodedPage20&& page) {
+    auto* meta = columns[page.column].meta.add_pages();
     for (const std::string& buffer : page.buffers) {
       QV_RETURN_IF_ERROR(Pad());
       meta->add_buffer_offsets(position);
       meta->add_buffer_sizes(buffer.size());
       QV_RETURN_IF_ERROR(WriteBytes(buffer));
     }
-    meta->set_length(page.rows);
-    meta->set_priority(column.rows_written);
+    meta->set_length(page.rows);  // priority stays 0, as lance's 2.0 writer leaves it
     lance::file::v2::AnyBytes any;
-    any.set_type_url("/lance.encodings21.PageLayout");
-    any.set_value(page.layout.SerializeAsString());
+    any.set_type_url("/lance.encodings.ArrayEncoding");
+    any.set_value(page.encoding.SerializeAsString());
     meta->mutable_encoding()->mutable_direct()->set_encoding(any.SerializeAsString());
-    column.rows_written += page.rows;
+    return Status::OK();
+  }
+
+  Status FlushColumn(Column& column) {
+    if (column.shredder->rows() == 0) return Status::OK();
+    QV_ASSIGN_OR_RETURN(LeafPageData data, column.shredder->TakePage());
+    PageEncodeOptions encode;
+    encode.compress = options.compress;
+    // Usually one page; more when the rows' levels do not fit one (page_encoder21.h).
+    QV_ASSIGN_OR_RETURN(std::vector<EncodedPage> pages, EncodePages21(data, encode));
+    for (const EncodedPage& page : pages) {
+      auto* meta = column.meta.add_pages();
+      for (const std::string& buffer : page.buffers) {
+        QV_RETURN_IF_ERROR(Pad());
+        meta->add_buffer_offsets(position);
+        meta->add_buffer_sizes(buffer.size());
+        QV_RETURN_IF_ERROR(WriteBytes(buffer));
+      }
+      meta->set_length(page.rows);
+      meta->set_priority(column.rows_written);
+      lance::file::v2::AnyBytes any;
+      any.set_type_url("/lance.encodings21.PageLayout");
+      any.set_value(page.layout.SerializeAsString());
+      meta->mutable_encoding()->mutable_direct()->set_encoding(any.SerializeAsString());
+      column.rows_written += page.rows;
+    }
     return Status::OK();
   }
 };
@@ -157,7 +180,18 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(std::shared_ptr<O
   auto state = std::make_unique<internal::FileWriterState>();
   QV_ASSIGN_OR_RETURN(state->arrow_schema, ToArrowSchema(schema));
   arrow::MemoryPool* pool = options.pool != nullptr ? options.pool : arrow::MemoryPool::Default();
-  for (size_t i = 0; i < schema.fields.size(); ++i) {
+  if (options.version == FileVersion::kV2_2) {
+    return Status::Unsupported("writing Lance file format 2.2");
+  }
+  if (options.version == FileVersion::kV2_0) {
+    QV_ASSIGN_OR_RETURN(
+        state->v20, internal::FileWriter20::Make(schema, state->arrow_schema, options.page_bytes));
+    state->columns.resize(state->v20->num_columns());
+    for (auto& column : state->columns) {
+      column.meta.mutable_encoding()->mutable_direct()->set_encoding(internal::ColumnEncodingAny());
+    }
+  }
+  for (size_t i = 0; i < schema.fields.size() && !state->v20; ++i) {
     std::vector<std::vector<int>> leaves;
     CollectLeaves21(schema.fields[i], &leaves);
     for (auto& path : leaves) {
@@ -180,6 +214,8 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(std::shared_ptr<O
 }
 
 uint64_t LanceFileWriter::rows_written() const { return state_ ? state_->rows : 0; }
+
+uint64_t LanceFileWriter::bytes_written() const { return state_ ? state_->position : 0; }
 
 Status LanceFileWriter::Write(const arrow::RecordBatch& batch) {
   if (!state_) return Status::InvalidInput("write to a finished or aborted Lance file writer");
@@ -208,7 +244,9 @@ Status LanceFileWriter::Write(const arrow::RecordBatch& batch) {
   for (size_t i = 0; i < fields.size(); ++i) {
     QV_RETURN_IF_ERROR(internal::CheckNestedNulls(fields[i], *batch.columns[i], fields[i].name));
   }
+  if (s.v20) QV_RETURN_IF_ERROR(s.v20->Write(batch, s.sink20));
   for (auto& column : s.columns) {
+    if (s.v20) break;
     QV_RETURN_IF_ERROR(column.shredder->Append(*batch.columns[column.field]));
     if (column.shredder->buffered_bytes() >= s.options.page_bytes) {
       QV_RETURN_IF_ERROR(s.FlushColumn(column));
@@ -221,7 +259,10 @@ Status LanceFileWriter::Write(const arrow::RecordBatch& batch) {
 Result<FileWriteResult> LanceFileWriter::Finish() {
   if (!state_) return Status::InvalidInput("finish of a finished or aborted Lance file writer");
   auto& s = *state_;
-  for (auto& column : s.columns) QV_RETURN_IF_ERROR(s.FlushColumn(column));
+  if (s.v20) QV_RETURN_IF_ERROR(s.v20->Finish(s.sink20));
+  for (auto& column : s.columns) {
+    if (!s.v20) QV_RETURN_IF_ERROR(s.FlushColumn(column));
+  }
   // Global buffer 0: the schema.
   QV_RETURN_IF_ERROR(s.Pad());
   const uint64_t gb0 = s.position;
@@ -256,7 +297,8 @@ Result<FileWriteResult> LanceFileWriter::Finish() {
   const uint32_t num_global = 1, num_columns = static_cast<uint32_t>(s.columns.size());
   tail.append(reinterpret_cast<const char*>(&num_global), 4);
   tail.append(reinterpret_cast<const char*>(&num_columns), 4);
-  const uint16_t major = 2, minor = 1;
+  // lance writes 2.0 files as (0,3) (lance-file-format.md §1.1).
+  const uint16_t major = s.v20 ? 0 : 2, minor = s.v20 ? 3 : 1;
   tail.append(reinterpret_cast<const char*>(&major), 2);
   tail.append(reinterpret_cast<const char*>(&minor), 2);
   tail += "LANC";
@@ -265,7 +307,14 @@ Result<FileWriteResult> LanceFileWriter::Finish() {
   FileWriteResult result;
   result.size = meta.size;
   result.num_rows = s.rows;
-  for (const auto& f : s.schema.fields) internal::CollectLeafIds(f, &result.fields);
+  for (const auto& f : s.schema.fields) {
+    if (s.v20) {
+      internal::CollectFieldIds20(f, &result.fields);
+    } else {
+      internal::CollectLeafIds(f, &result.fields);
+    }
+  }
+  if (s.v20) result.minor = 0;
   for (size_t i = 0; i < result.fields.size(); ++i) {
     result.column_indices.push_back(static_cast<int32_t>(i));
   }

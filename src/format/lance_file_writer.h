@@ -1,4 +1,4 @@
-// Writes Lance data files (file format 2.1) from Arrow record batches.
+// Writes Lance data files (file format 2.1, or 2.0 on request) from Arrow record batches.
 //
 // Each leaf column buffers whole rows until about `page_bytes` are pending and then cuts a page;
 // pages go out through a streaming ObjectWriter as they are made, so memory is bounded by one
@@ -8,7 +8,8 @@
 //
 // The layouts and compressions follow what Lance 8.0 writes by default (§6), within the byte
 // rules Lance's reader checks (§3, §7): 64-byte aligned buffers, chunks of at most 32 KiB,
-// variable buffers padded to their offset width.
+// variable buffers padded to their offset width. 2.0 files (FileWriteOptions::version) get
+// lance's 2.0 default profile instead, page cuts per top-level field (internal/writer20.h).
 //
 // Thread-safety: single-threaded.
 #pragma once
@@ -31,6 +32,9 @@ struct FileWriteOptions {
   bool compress = true;              // false: Flat / Variable values and raw levels only
   PutOptions put = PutOptions::CreateOnly();
   arrow::MemoryPool* pool = nullptr;
+  // kV2_0: Lance's 2.0 default profile (internal/writer20.h; `compress` does not apply), for
+  // tables whose data files are 2.0. kV2_2 is not written (Unsupported).
+  FileVersion version = FileVersion::kV2_1;
 };
 
 // What a table's DataFile records about the file (lance-table-format.md §2.3).
@@ -39,7 +43,8 @@ struct FileWriteResult {
   uint64_t num_rows = 0;
   std::vector<int32_t> fields;          // ids of the fields that own a column, in column order
   std::vector<int32_t> column_indices;  // 0 .. columns - 1
-  uint32_t major = 2, minor = 1;        // DataFile.file_major/minor_version
+  // DataFile.file_major/minor_version: (2,1), or (2,0) for a 2.0 file (whose footer says (0,3)).
+  uint32_t major = 2, minor = 1;
 };
 
 namespace internal {
@@ -62,6 +67,9 @@ class LanceFileWriter {
   void Abort();
 
   uint64_t rows_written() const;
+  // Bytes written to the object so far (pages already cut; rows still buffered for a page are not
+  // counted). A table writer rolls to a new file on it (table::WriteOptions::max_bytes_per_file).
+  uint64_t bytes_written() const;
 
  private:
   LanceFileWriter() = default;

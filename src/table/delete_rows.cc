@@ -19,7 +19,7 @@ Result<CommitResult> DeleteRows(const CommitTarget& target,
       auto ds, Dataset::Open(target.root, OpenOptions{std::nullopt, std::nullopt, target.branch}));
   std::map<uint64_t, std::vector<uint32_t>> by_fragment;
   for (uint64_t address : row_addresses) {
-    by_fragment[address >> 32].push_back(static_cast<uint32_t>(address));
+    by_fragment[RowAddress::Fragment(address)].push_back(RowAddress::Offset(address));
   }
   lance::table::Transaction txn;
   auto* del = txn.mutable_delete_();
@@ -29,8 +29,10 @@ Result<CommitResult> DeleteRows(const CommitTarget& target,
     if (it == by_fragment.end()) continue;
     const uint32_t max_offset = *std::max_element(it->second.begin(), it->second.end());
     if (max_offset >= fragment.physical_rows()) {
-      return Status::InvalidInput(fmt::format("fragment {} has {} rows, no row {}", fragment.id(),
-                                              fragment.physical_rows(), max_offset));
+      return Status::InvalidInput(
+          fmt::format("row address {}: row offset {} is past fragment {}'s {} rows",
+                      RowAddress::Make(fragment.id(), max_offset), max_offset, fragment.id(),
+                      fragment.physical_rows()));
     }
     format::DeletionVector added = format::DeletionVector::FromOffsets(std::move(it->second));
     by_fragment.erase(it);
@@ -49,9 +51,11 @@ Result<CommitResult> DeleteRows(const CommitTarget& target,
     *updated->mutable_deletion_file() = std::move(file);
   }
   if (!by_fragment.empty()) {
-    return Status::InvalidInput(
-        fmt::format("row address {} names fragment {}, which version {} does not have",
-                    by_fragment.begin()->first << 32, by_fragment.begin()->first, ds->version()));
+    // As Take reports it: the request names a row the version does not have.
+    const auto& [fragment_id, offsets] = *by_fragment.begin();
+    return RowNotFound(
+        fmt::format("row address {}: fragment {} is not in version {} (removed, or never written)",
+                    RowAddress::Make(fragment_id, offsets.front()), fragment_id, ds->version()));
   }
   txn.set_read_version(ds->version());
   return CommitTransaction(*ds->store(), std::move(txn), options);

@@ -24,7 +24,9 @@ namespace quiver::table {
 
 // Deletes the rows at `row_addresses` (fragment id << 32 | row offset, as Scan's `_rowaddr`;
 // already deleted rows and repeats are fine). `predicate` is recorded in the transaction (Lance
-// puts the SQL filter there). InvalidInput for an address outside the dataset's fragments.
+// puts the SQL filter there). As for Take: InvalidInput for an offset past its fragment's physical
+// rows; InvalidInput with subcode NotFound (Status::IsNotFound) for an address in a fragment the
+// version does not have.
 Result<CommitResult> DeleteRows(const CommitTarget& target,
                                 const std::vector<uint64_t>& row_addresses,
                                 const std::string& predicate = "",

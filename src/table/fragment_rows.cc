@@ -1,14 +1,154 @@
 #include "table/fragment_rows.h"
 
+#include <map>
+
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "format/arrow_schema.h"
 #include "format/deletion.h"
 #include "format/lance_proto.h"
 #include "store/prefix_store.h"
 
 namespace quiver::table {
+
+namespace {
+
+void CollectIds(const format::SchemaField& field, std::unordered_set<int32_t>* ids) {
+  ids->insert(field.id);
+  for (const auto& child : field.children) CollectIds(child, ids);
+}
+
+std::string ColumnNames(const arrow::Schema& schema) {
+  std::string all;
+  for (const auto& f : schema.fields) all += (all.empty() ? "" : ", ") + f.name;
+  return all;
+}
+
+}  // namespace
+
+Result<Projection> Project(const Dataset& dataset, const std::vector<std::string>& columns,
+                           bool with_row_id, bool with_row_addr) {
+  QV_ASSIGN_OR_RETURN(arrow::Schema full, format::ToArrowSchema(dataset.schema()));
+  std::vector<size_t> selected;
+  if (columns.empty()) {
+    for (size_t i = 0; i < full.fields.size(); ++i) selected.push_back(i);
+  }
+  for (const std::string& name : columns) {
+    int i = full.FieldIndex(name);
+    if (i < 0) {
+      return Status::InvalidInput(
+          fmt::format("no column '{}' in the table (columns: {})", name, ColumnNames(full)));
+    }
+    selected.push_back(static_cast<size_t>(i));
+  }
+  auto out = std::make_shared<arrow::Schema>();
+  out->metadata = full.metadata;
+  Projection projection;
+  for (size_t i : selected) {
+    ProjectedField f{i, {}};
+    CollectIds(dataset.schema().fields[i], &f.ids);
+    projection.fields.push_back(std::move(f));
+    out->fields.push_back(full.fields[i]);
+  }
+  // Lance's scanner appends `_rowid` before `_rowaddr`.
+  if (with_row_id) out->fields.push_back(arrow::Field("_rowid", arrow::DataType::UInt64(), false));
+  if (with_row_addr) {
+    out->fields.push_back(arrow::Field("_rowaddr", arrow::DataType::UInt64(), false));
+  }
+  projection.schema = std::move(out);
+  return projection;
+}
+
+std::vector<FileFields> AssignFields(const lance::table::DataFragment& fragment,
+                                     const std::vector<ProjectedField>& fields,
+                                     std::vector<size_t>* missing) {
+  std::vector<bool> covered(fields.size(), false);
+  std::vector<FileFields> out;
+  for (const auto& file : fragment.files()) {
+    FileFields part{&file, {}};
+    for (size_t o = 0; o < fields.size(); ++o) {
+      if (covered[o]) continue;
+      if (std::any_of(file.fields().begin(), file.fields().end(),
+                      [&](int32_t id) { return fields[o].ids.count(id) > 0; })) {
+        covered[o] = true;
+        part.outputs.push_back(o);
+      }
+    }
+    if (!part.outputs.empty()) out.push_back(std::move(part));
+  }
+  missing->clear();
+  for (size_t o = 0; o < fields.size(); ++o) {
+    if (!covered[o]) missing->push_back(o);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<format::LanceFileReader>> OpenDataFile(
+    const Dataset& dataset, const lance::table::DataFragment& fragment,
+    const lance::table::DataFile& file, arrow::MemoryPool* pool) {
+  std::optional<uint32_t> base;
+  if (file.has_base_id()) base = file.base_id();
+  QV_ASSIGN_OR_RETURN(auto store, StoreForBase(dataset, base, "data file " + file.path()));
+  format::FileReadOptions read_options;
+  read_options.known_size = file.file_size_bytes();
+  read_options.pool = pool;
+  QV_ASSIGN_OR_RETURN(auto reader,
+                      format::LanceFileReader::Open(store, "data/" + file.path(), read_options));
+  if (reader->num_rows() != fragment.physical_rows()) {
+    return Status::Corruption(fmt::format("fragment {}: data file {} has {} rows, the fragment {}",
+                                          fragment.id(), file.path(), reader->num_rows(),
+                                          fragment.physical_rows()));
+  }
+  QV_RETURN_IF_ERROR(CheckFileTypes(dataset.schema(), reader->lance_schema(), file.path()));
+  return reader;
+}
+
+namespace {
+
+void CollectTypes(const std::vector<format::SchemaField>& fields,
+                  std::map<int32_t, const format::SchemaField*>* out) {
+  for (const auto& f : fields) {
+    out->emplace(f.id, &f);
+    CollectTypes(f.children, out);
+  }
+}
+
+}  // namespace
+
+Status CheckFileTypes(const format::Schema& manifest, const format::Schema& file,
+                      const std::string& path) {
+  std::map<int32_t, const format::SchemaField*> want, got;
+  CollectTypes(manifest.fields, &want);
+  CollectTypes(file.fields, &got);
+  for (const auto& [id, field] : got) {
+    auto it = want.find(id);
+    if (it == want.end()) continue;  // a field dropped since the file was written
+    if (it->second->logical_type != field->logical_type) {
+      return Status::Corruption(
+          fmt::format("data file {}: field {} ('{}') is {} in the file but {} in the manifest",
+                      path, id, it->second->name, field->logical_type, it->second->logical_type));
+    }
+  }
+  return Status::OK();
+}
+
+Status CheckAddressable(const lance::table::DataFragment& fragment) {
+  if (fragment.id() > UINT32_MAX) {
+    return Status::Corruption(fmt::format(
+        "fragment id {} is 2^32 or more: its rows have no row addresses", fragment.id()));
+  }
+  if (fragment.physical_rows() > (uint64_t{1} << 32)) {
+    return Status::Corruption(fmt::format("fragment {} has {} physical rows, more than 2^32",
+                                          fragment.id(), fragment.physical_rows()));
+  }
+  return Status::OK();
+}
+
+Status RowNotFound(std::string message) {
+  return Status(StatusCode::kInvalidInput, std::move(message), Subcode::kNotFound);
+}
 
 Result<std::shared_ptr<ObjectStore>> StoreForBase(const Dataset& dataset,
                                                   std::optional<uint32_t> base_id,

@@ -1,4 +1,5 @@
-// Which rows of a fragment a scan reads, and where a fragment's files live.
+// Which rows of a fragment a scan or take reads, which of its data files hold a projection's
+// fields, and where a fragment's files live.
 //
 // A fragment's rows are its physical rows minus those its deletion file lists
 // (lance-table-format.md §4.1). They are handled as sorted, disjoint [begin, end) row-offset
@@ -12,21 +13,96 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "arrow/type.h"
 #include "common/result.h"
 #include "format/deletion.h"
+#include "format/lance_file_reader.h"
 #include "store/object_store.h"
 #include "table/dataset.h"
 
 namespace lance::table {
+class DataFile;
 class DataFragment;
-}
+}  // namespace lance::table
 
 namespace quiver::table {
 
 using RowRanges = std::vector<std::pair<uint64_t, uint64_t>>;
+
+// Row addresses (Lance's `_rowaddr`): fragment id << 32 | physical row offset.
+struct RowAddress {
+  // REQUIRES: fragment < 2^32 and offset < 2^32 (CheckAddressable for a manifest's fragment).
+  static constexpr uint64_t Make(uint64_t fragment, uint64_t offset) {
+    return fragment << 32 | offset;
+  }
+  static constexpr uint32_t Fragment(uint64_t address) {
+    return static_cast<uint32_t>(address >> 32);
+  }
+  static constexpr uint32_t Offset(uint64_t address) { return static_cast<uint32_t>(address); }
+};
+
+// Corruption unless every row of `fragment` has a row address: an id below 2^32 and at most 2^32
+// physical rows. Both come from the manifest unchecked; without this, addresses would wrap
+// silently and row counts would be trusted past what a u32 offset (or deletion vector) can name.
+Status CheckAddressable(const lance::table::DataFragment& fragment);
+
+// A row a caller named (by address or id) that the dataset version does not have: InvalidInput
+// (the request is wrong, the table is fine) with the NotFound subcode, so that callers can tell
+// it from a malformed address. Storage's NotFound is never passed on as this (it is Corruption:
+// the manifest names a file that is not there).
+Status RowNotFound(std::string message);
+
+// Deleted (or unrequested) rows between two wanted ranges that are decoded and dropped rather
+// than skipped: a reader call per range costs about as much as decoding ~100 rows, so scattered
+// rows read whole spans (see CoalesceReads).
+inline constexpr uint64_t kMaxDroppedGap = 64;
+
+// One top-level field a scan or take produces.
+struct ProjectedField {
+  size_t schema_index;              // in the dataset schema
+  std::unordered_set<int32_t> ids;  // the field's id and its descendants'
+};
+
+struct Projection {
+  // The projected fields, then `_rowid` and `_rowaddr` (uint64) when asked for.
+  std::shared_ptr<const arrow::Schema> schema;
+  std::vector<ProjectedField> fields;
+};
+
+// The top-level fields named by `columns` (all of them, in schema order, when empty).
+// InvalidInput for an unknown column.
+Result<Projection> Project(const Dataset& dataset, const std::vector<std::string>& columns,
+                           bool with_row_id, bool with_row_addr);
+
+// A data file of a fragment and the projected fields (indices into Projection::fields) read
+// from it.
+struct FileFields {
+  const lance::table::DataFile* file;
+  std::vector<size_t> outputs;
+};
+
+// Which data file of `fragment` each projected field is read from (a field and its children are
+// always in one file); files holding none are left out. `missing` gets the fields no file holds
+// (added after the fragment was written: they read as nulls).
+std::vector<FileFields> AssignFields(const lance::table::DataFragment& fragment,
+                                     const std::vector<ProjectedField>& fields,
+                                     std::vector<size_t>* missing);
+
+// Corruption when a field id the manifest knows has another logical type in a data file's own
+// schema (a file from another table, or a rewritten field): decoding it as the manifest's type
+// would hand out wrong values. Ids only the file has (dropped fields) are ignored.
+Status CheckFileTypes(const format::Schema& manifest, const format::Schema& file,
+                      const std::string& path);
+
+// Opens one of `fragment`'s data files; Corruption when its row count is not the fragment's or
+// a field's type is not the manifest's (CheckFileTypes).
+Result<std::unique_ptr<format::LanceFileReader>> OpenDataFile(
+    const Dataset& dataset, const lance::table::DataFragment& fragment,
+    const lance::table::DataFile& file, arrow::MemoryPool* pool);
 
 // The store holding a file that names `base_id` (none: the dataset's own root, or branch root).
 // `what` names the file in errors. Unsupported for base paths outside the dataset's roots.

@@ -1,35 +1,18 @@
 #include "table/scan.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
 #include "arrow/concatenate.h"
-#include "format/arrow_schema.h"
 #include "format/lance_file_reader.h"
 #include "format/lance_proto.h"
 #include "table/fragment_rows.h"
+#include "table/row_ids.h"
 
 namespace quiver::table {
 
 namespace {
-
-void CollectIds(const format::SchemaField& field, std::unordered_set<int32_t>* ids) {
-  ids->insert(field.id);
-  for (const auto& child : field.children) CollectIds(child, ids);
-}
-
-// One top-level field to produce: where it comes from in the current fragment.
-struct OutputField {
-  size_t schema_index;              // in the dataset schema
-  std::unordered_set<int32_t> ids;  // the field's id and its descendants'
-};
-
-// Deleted rows between two kept ranges that are decoded and dropped rather than skipped: a
-// reader call per kept range costs about as much as decoding ~100 rows, so scattered deletes
-// read whole spans (see CoalesceReads).
-constexpr uint64_t kMaxDroppedGap = 64;
 
 // One data file of the open fragment, read for the output fields it holds.
 struct Part {
@@ -42,7 +25,7 @@ struct Part {
 class DatasetStream final : public arrow::BatchStream {
  public:
   DatasetStream(std::shared_ptr<const Dataset> dataset, ScanOptions options,
-                std::shared_ptr<const arrow::Schema> out_schema, std::vector<OutputField> fields)
+                std::shared_ptr<const arrow::Schema> out_schema, std::vector<ProjectedField> fields)
       : dataset_(std::move(dataset)),
         options_(std::move(options)),
         schema_(std::move(out_schema)),
@@ -72,12 +55,19 @@ class DatasetStream final : public arrow::BatchStream {
  private:
   Status OpenFragment(const lance::table::DataFragment& fragment) {
     parts_.clear();
+    // Row offsets and addresses are u32 parts of a u64; a manifest that says otherwise would
+    // make them wrap silently.
+    QV_RETURN_IF_ERROR(CheckAddressable(fragment));
     QV_ASSIGN_OR_RETURN(std::optional<RowRanges> rows, RowsToRead(fragment));
     if (!rows) return Status::OK();
     auto kept = std::make_shared<const RowRanges>(std::move(*rows));
     auto reads = std::make_shared<const RowRanges>(
         CoalesceReads(*kept, kMaxDroppedGap, options_.batch_rows));
     QV_RETURN_IF_ERROR(OpenParts(fragment, reads, kept));
+    row_ids_.reset();
+    if (options_.with_row_id && UsesStableRowIds(*dataset_)) {
+      QV_ASSIGN_OR_RETURN(row_ids_, FragmentRowIds(*dataset_, fragment));
+    }
     remaining_ = CountRows(*kept);
     rows_ = RowRangeCursor(kept);
     fragment_id_ = fragment.id();
@@ -110,61 +100,20 @@ class DatasetStream final : public arrow::BatchStream {
   Status OpenParts(const lance::table::DataFragment& fragment,
                    const std::shared_ptr<const RowRanges>& reads,
                    const std::shared_ptr<const RowRanges>& kept) {
-    std::vector<bool> covered(fields_.size(), false);
-    for (const auto& file : fragment.files()) {
-      std::vector<size_t> outputs = TakeFieldsOf(file, &covered);
-      if (outputs.empty()) continue;
-      QV_ASSIGN_OR_RETURN(Part part, OpenPart(fragment, file, std::move(outputs), reads, kept));
-      parts_.push_back(std::move(part));
-    }
-    missing_.clear();
-    for (size_t o = 0; o < fields_.size(); ++o) {
-      if (!covered[o]) missing_.push_back(o);
+    for (FileFields& file : AssignFields(fragment, fields_, &missing_)) {
+      QV_ASSIGN_OR_RETURN(auto reader,
+                          OpenDataFile(*dataset_, fragment, *file.file, options_.pool));
+      format::ReadRequest request;
+      for (size_t o : file.outputs) {
+        request.field_ids.push_back(dataset_->schema().fields[fields_[o].schema_index].id);
+      }
+      request.row_ranges = *reads;
+      request.batch_rows = options_.batch_rows;
+      QV_ASSIGN_OR_RETURN(auto stream, reader->Read(request));
+      parts_.push_back(Part{std::move(reader), std::move(stream), std::move(file.outputs),
+                            RowSelector(reads, kept)});
     }
     return Status::OK();
-  }
-
-  // The output fields not yet `covered` that `file` holds (a field and its children are always
-  // in one file); marks them covered.
-  std::vector<size_t> TakeFieldsOf(const lance::table::DataFile& file,
-                                   std::vector<bool>* covered) const {
-    std::vector<size_t> outputs;
-    for (size_t o = 0; o < fields_.size(); ++o) {
-      if ((*covered)[o]) continue;
-      if (std::any_of(file.fields().begin(), file.fields().end(),
-                      [&](int32_t id) { return fields_[o].ids.count(id) > 0; })) {
-        (*covered)[o] = true;
-        outputs.push_back(o);
-      }
-    }
-    return outputs;
-  }
-
-  Result<Part> OpenPart(const lance::table::DataFragment& fragment,
-                        const lance::table::DataFile& file, std::vector<size_t> outputs,
-                        const std::shared_ptr<const RowRanges>& reads,
-                        const std::shared_ptr<const RowRanges>& kept) const {
-    std::optional<uint32_t> base;
-    if (file.has_base_id()) base = file.base_id();
-    QV_ASSIGN_OR_RETURN(auto store, StoreForBase(*dataset_, base, "data file " + file.path()));
-    format::FileReadOptions read_options;
-    read_options.known_size = file.file_size_bytes();
-    read_options.pool = options_.pool;
-    QV_ASSIGN_OR_RETURN(auto reader,
-                        format::LanceFileReader::Open(store, "data/" + file.path(), read_options));
-    if (reader->num_rows() != fragment.physical_rows()) {
-      return Status::Corruption(
-          fmt::format("fragment {}: data file {} has {} rows, the fragment {}", fragment.id(),
-                      file.path(), reader->num_rows(), fragment.physical_rows()));
-    }
-    format::ReadRequest request;
-    for (size_t o : outputs) {
-      request.field_ids.push_back(dataset_->schema().fields[fields_[o].schema_index].id);
-    }
-    request.row_ranges = *reads;
-    request.batch_rows = options_.batch_rows;
-    QV_ASSIGN_OR_RETURN(auto stream, reader->Read(request));
-    return Part{std::move(reader), std::move(stream), std::move(outputs), RowSelector(reads, kept)};
   }
 
   Result<std::optional<arrow::RecordBatch>> NextFromFragment() {
@@ -184,18 +133,38 @@ class DatasetStream final : public arrow::BatchStream {
                           arrow::MakeNullArray(schema_->fields[o].type,
                                                static_cast<int64_t>(length), options_.pool));
     }
-    if (options_.with_row_addr) {
-      // Addresses of the rows read: deleted rows leave gaps in them.
-      std::vector<uint64_t> addrs;
-      addrs.reserve(length);
-      rows_.Take(length, fragment_id_ << 32, &addrs);
-      QV_ASSIGN_OR_RETURN(batch.columns.back(), arrow::MakeFixedArray(arrow::DataType::UInt64(),
-                                                                      addrs, {}, options_.pool));
+    if (options_.with_row_id || options_.with_row_addr) {
+      QV_RETURN_IF_ERROR(AddRowColumns(length, &batch));
     }
     batch.length = static_cast<int64_t>(length);
     remaining_ -= length;
     left_ -= length;
     return std::optional<arrow::RecordBatch>(std::move(batch));
+  }
+
+  // `_rowid` and/or `_rowaddr` of the next `length` rows: addresses are the rows' physical offsets
+  // (deleted rows leave gaps in them); ids are the addresses too unless the table has stable row
+  // ids.
+  Status AddRowColumns(uint64_t length, arrow::RecordBatch* batch) {
+    std::vector<uint64_t> addrs;
+    addrs.reserve(length);
+    rows_.Take(length, RowAddress::Make(fragment_id_, 0), &addrs);
+    size_t column = fields_.size();
+    if (options_.with_row_id) {
+      std::vector<uint64_t> ids;
+      if (row_ids_) {
+        ids.reserve(length);
+        for (uint64_t addr : addrs) ids.push_back(row_ids_->Get(RowAddress::Offset(addr)));
+      }
+      QV_ASSIGN_OR_RETURN(batch->columns[column++],
+                          arrow::MakeFixedArray(arrow::DataType::UInt64(), row_ids_ ? ids : addrs,
+                                                {}, options_.pool));
+    }
+    if (options_.with_row_addr) {
+      QV_ASSIGN_OR_RETURN(batch->columns[column], arrow::MakeFixedArray(arrow::DataType::UInt64(),
+                                                                        addrs, {}, options_.pool));
+    }
+    return Status::OK();
   }
 
   // Exactly `rows` rows of a part's fields: the kept rows of as many reader batches as it takes
@@ -236,64 +205,28 @@ class DatasetStream final : public arrow::BatchStream {
   std::shared_ptr<const Dataset> dataset_;
   ScanOptions options_;
   std::shared_ptr<const arrow::Schema> schema_;
-  std::vector<OutputField> fields_;
+  std::vector<ProjectedField> fields_;
   uint64_t to_skip_;  // offset rows still to skip
   uint64_t left_;     // limit rows still to return
 
   size_t next_fragment_ = 0;
   bool fragment_open_ = false;
   uint64_t fragment_id_ = 0;
-  uint64_t remaining_ = 0;  // rows of the open fragment still to return
-  RowRangeCursor rows_;     // their offsets, for row addresses
+  uint64_t remaining_ = 0;                        // rows of the open fragment still to return
+  RowRangeCursor rows_;                           // their offsets, for row addresses
+  std::shared_ptr<const RowIdSequence> row_ids_;  // the fragment's, when `_rowid` needs them
   std::vector<Part> parts_;
   std::vector<size_t> missing_;
 };
-
-std::string ColumnNames(const arrow::Schema& schema) {
-  std::string all;
-  for (const auto& f : schema.fields) all += (all.empty() ? "" : ", ") + f.name;
-  return all;
-}
-
-// Indices into `full` of the requested columns (all of them when none are named).
-Result<std::vector<size_t>> SelectColumns(const arrow::Schema& full,
-                                          const std::vector<std::string>& columns) {
-  std::vector<size_t> selected;
-  if (columns.empty()) {
-    for (size_t i = 0; i < full.fields.size(); ++i) selected.push_back(i);
-    return selected;
-  }
-  for (const std::string& name : columns) {
-    int i = full.FieldIndex(name);
-    if (i < 0) {
-      return Status::InvalidInput(
-          fmt::format("no column '{}' in the table (columns: {})", name, ColumnNames(full)));
-    }
-    selected.push_back(static_cast<size_t>(i));
-  }
-  return selected;
-}
 
 }  // namespace
 
 Result<std::unique_ptr<arrow::BatchStream>> Scan(std::shared_ptr<const Dataset> dataset,
                                                  const ScanOptions& options) {
-  QV_ASSIGN_OR_RETURN(arrow::Schema full, format::ToArrowSchema(dataset->schema()));
-  QV_ASSIGN_OR_RETURN(std::vector<size_t> selected, SelectColumns(full, options.columns));
-  auto out = std::make_shared<arrow::Schema>();
-  out->metadata = full.metadata;
-  std::vector<OutputField> fields;
-  for (size_t i : selected) {
-    OutputField f{i, {}};
-    CollectIds(dataset->schema().fields[i], &f.ids);
-    fields.push_back(std::move(f));
-    out->fields.push_back(full.fields[i]);
-  }
-  if (options.with_row_addr) {
-    out->fields.push_back(arrow::Field("_rowaddr", arrow::DataType::UInt64(), false));
-  }
+  QV_ASSIGN_OR_RETURN(Projection projection, Project(*dataset, options.columns, options.with_row_id,
+                                                     options.with_row_addr));
   return std::unique_ptr<arrow::BatchStream>(std::make_unique<DatasetStream>(
-      std::move(dataset), options, std::move(out), std::move(fields)));
+      std::move(dataset), options, std::move(projection.schema), std::move(projection.fields)));
 }
 
 }  // namespace quiver::table

@@ -4,9 +4,11 @@
 // disjoint fields, zipped back together row by row. A field no data file of a fragment holds
 // (added after the fragment was written) reads as nulls. Rows a fragment's deletion file lists
 // are left out (offset and limit count the rows that remain). Projection is by top-level field
-// name; `_rowaddr` (fragment id << 32 | physical row offset, so deleted rows leave gaps) can be
-// appended. Rows are streamed in batches of at most `batch_rows`; memory stays bounded by one
-// decoded page per projected column plus the fragment's deletion vector.
+// name; `_rowid` (row_ids.h: the row address, or the stable row id on tables that have them) and
+// `_rowaddr` (fragment id << 32 | physical row offset, so deleted rows leave gaps) can be appended,
+// in that order, as Lance's scanner does. Rows are streamed in batches of at most `batch_rows`;
+// memory stays bounded by one decoded page per projected column plus the fragment's deletion
+// vector (and, for `_rowid` on tables with stable row ids, its row id sequence).
 //
 // Thread-safety: the stream returned is single-consumer; any number of scans may run at once.
 #pragma once
@@ -30,11 +32,12 @@ struct ScanOptions {
   std::optional<uint64_t> limit;     // rows to return at most
   uint32_t batch_rows = 8192;
   arrow::MemoryPool* pool = nullptr;
+  bool with_row_id = false;  // append `_rowid` (uint64), before `_rowaddr`
 };
 
-// InvalidInput for an unknown column; Unsupported for tables this reader cannot read yet
-// (stable row ids, files from outside the dataset's roots); Corruption for a malformed data or
-// deletion file.
+// InvalidInput for an unknown column; Unsupported for tables this reader cannot read yet (files
+// from outside the dataset's roots); Corruption for a malformed data, deletion or row id file, or a
+// fragment whose rows cannot have row addresses (CheckAddressable in fragment_rows.h).
 Result<std::unique_ptr<arrow::BatchStream>> Scan(std::shared_ptr<const Dataset> dataset,
                                                  const ScanOptions& options = {});
 

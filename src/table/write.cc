@@ -73,6 +73,28 @@ Status CheckAppendSchema(const arrow::Schema& table, const arrow::Schema& input)
   return Status::OK();
 }
 
+// The data storage version of an existing table: the manifest's, or when it records none (older
+// writers) the version of its first data file.
+std::string TableStorageVersion(const Dataset& ds) {
+  std::string version = ds.DataStorageVersion();
+  if (!version.empty()) return version;
+  for (const auto& fragment : ds.manifest().fragments()) {
+    for (const auto& file : fragment.files()) {
+      return fmt::format("{}.{}", file.file_major_version(), file.file_minor_version());
+    }
+  }
+  return version;
+}
+
+// The file version quiver writes for a data storage version ("" = the default, 2.1).
+Result<format::FileVersion> WriteFileVersion(const std::string& storage_version) {
+  if (storage_version.empty() || storage_version == "2.1") return format::FileVersion::kV2_1;
+  if (storage_version == "2.0") return format::FileVersion::kV2_0;
+  return Status::Unsupported(
+      fmt::format("writing Lance file format {} is not supported (quiver writes 2.0 and 2.1)",
+                  storage_version));
+}
+
 // Writes data files from `input` until it ends; one fragment per file.
 class FragmentWriter {
  public:
@@ -93,7 +115,12 @@ class FragmentWriter {
       }
       QV_RETURN_IF_ERROR(writer_->Write(part));
       at += n;
-      if (writer_->rows_written() >= options_.max_rows_per_file) QV_RETURN_IF_ERROR(CloseFile());
+      // Roll over on either limit. Bytes count once pages are cut (every page_bytes per column),
+      // so a file ends up to about a page per column past max_bytes_per_file, as Lance's do.
+      if (writer_->rows_written() >= options_.max_rows_per_file ||
+          writer_->bytes_written() >= options_.max_bytes_per_file) {
+        QV_RETURN_IF_ERROR(CloseFile());
+      }
     }
     return Status::OK();
   }
@@ -118,8 +145,14 @@ class FragmentWriter {
  private:
   Status OpenFile() {
     name_ = NewDataFileName();
-    QV_ASSIGN_OR_RETURN(
-        writer_, format::LanceFileWriter::Open(store_, "data/" + name_, schema_, options_.file));
+    // A file can only end between pages, which are cut every page_bytes per column: pages of at
+    // most a quarter of max_bytes_per_file let a small limit be kept (the default limit is far
+    // above the default page size).
+    format::FileWriteOptions file = options_.file;
+    file.page_bytes =
+        std::min(file.page_bytes, std::max<uint64_t>(options_.max_bytes_per_file / 4, 1));
+    QV_ASSIGN_OR_RETURN(writer_,
+                        format::LanceFileWriter::Open(store_, "data/" + name_, schema_, file));
     return Status::OK();
   }
 
@@ -157,6 +190,9 @@ class FragmentWriter {
 Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& input,
                               const WriteOptions& options) {
   if (options.max_rows_per_file == 0) return Status::InvalidInput("max_rows_per_file must be > 0");
+  if (options.max_bytes_per_file == 0) {
+    return Status::InvalidInput("max_bytes_per_file must be > 0");
+  }
   Result<std::shared_ptr<const Dataset>> opened =
       Dataset::Open(target.root, OpenOptions{std::nullopt, std::nullopt, target.branch});
   const bool exists = opened.ok();
@@ -179,7 +215,7 @@ Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& in
       return Status::Unsupported("writing to tables with stable row ids is not supported yet");
     }
     // A table keeps one data file version (Lance refuses mixed versions), overwritten or not.
-    storage_version = ds.DataStorageVersion();
+    storage_version = TableStorageVersion(ds);
     if (options.mode == WriteMode::kAppend) {
       schema = ds.schema();
       QV_ASSIGN_OR_RETURN(arrow::Schema table_schema, format::ToArrowSchema(schema));
@@ -192,14 +228,10 @@ Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& in
   if (options.mode != WriteMode::kAppend) {
     QV_ASSIGN_OR_RETURN(schema, format::FromArrowSchema(input_schema));
   }
-  if (!storage_version.empty() && storage_version != "2.1") {
-    return Status::Unsupported(
-        fmt::format("writing Lance file format {} is not supported yet "
-                    "(quiver writes 2.1)",
-                    storage_version));
-  }
+  WriteOptions write_options = options;
+  QV_ASSIGN_OR_RETURN(write_options.file.version, WriteFileVersion(storage_version));
 
-  FragmentWriter writer(store, schema, options);
+  FragmentWriter writer(store, schema, write_options);
   while (true) {
     Result<std::optional<arrow::RecordBatch>> batch = input.Next();
     if (!batch.ok()) {

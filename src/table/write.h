@@ -3,10 +3,12 @@
 // created from them.
 //
 // Input batches are split into data files of at most `max_rows_per_file` rows (and about
-// `max_bytes_per_file` bytes); each file is one fragment. Files are written before the commit;
+// `max_bytes_per_file` bytes: a new file starts once the written pages reach it, checked after
+// each batch); each file is one fragment. Files are written before the commit;
 // if the commit fails they stay behind unreferenced, for cleanup to remove, exactly as with Rust
-// Lance. Tables keep one data file version (Lance refuses mixed versions): appends use the
-// table's.
+// Lance. Tables keep one data file version (Lance refuses mixed versions): appends and
+// overwrites use the table's (2.0 or 2.1), new tables CommitOptions::new_table_storage_version
+// ("2.1" by default, or "2.0"); `file.version` is set from it.
 //
 // Thread-safety: reentrant; concurrent writers are arbitrated by the commit protocol (two
 // appends both succeed; an overwrite conflicts with anything committed since its read version).
@@ -46,8 +48,8 @@ struct WriteResult {
 };
 
 // InvalidInput when the input's schema does not match the table's (appends) or has a type Lance
-// cannot store; Unsupported for tables whose data files are in a format quiver cannot write yet
-// (2.0) or that use stable row ids.
+// cannot store; Unsupported for types a 2.0 file cannot hold, for tables whose data files are in
+// a format quiver cannot write (2.2, legacy 0.1) or that use stable row ids.
 Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& input,
                               const WriteOptions& options = {});
 

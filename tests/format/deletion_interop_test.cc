@@ -4,9 +4,15 @@
 //    CRoaring writes the same bitmap bytes as Rust's roaring;
 //  * Scan leaves those rows out, with offset/limit counting the visible rows and `_rowaddr`
 //    keeping the physical offsets;
+//  * Scan's `_rowid` is the row address (no stable row ids), and Take by address or row id
+//    returns the rows a scan shows at those addresses;
 //  * quiver's own deletes (DeleteRows on copies of fixture tables) read back right. With
-//    QUIVER_DELETION_WRITE_DIR set, the copies stay there together with quiver.json, for
-//    tests/interop/check_deletions.mjs to read them with LanceDB.
+//    QUIVER_DELETION_WRITE_DIR set, the copies stay there together with quiver.json (the ids,
+//    `_rowid`s and `_rowaddr`s quiver reads), for tests/interop/check_deletions.mjs to compare
+//    with LanceDB;
+//  * with QUIVER_STABLE_ROW_ID_TABLE set (check_deletions.mjs makes that table with LanceDB),
+//    quiver's `_rowid`/`_rowaddr` of a stable-row-id table and Take by those ids, written to
+//    <table>/../quiver_stable.json for the script to compare with LanceDB's withRowId().
 // Skipped when QUIVER_FORMAT_FIXTURES is unset or not generated (no node).
 #include <unistd.h>
 
@@ -15,21 +21,26 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "arrow/array.h"
 #include "format/deletion.h"
 #include "format/lance_proto.h"
+#include "format/proto/rowids.pb.h"
 #include "format_test_util.h"
 #include "store/local_store.h"
 #include "table/dataset.h"
 #include "table/delete_rows.h"
 #include "table/fragment_rows.h"
 #include "table/scan.h"
+#include "table/take.h"
 
 namespace quiver {
 namespace {
@@ -63,14 +74,16 @@ Result<std::shared_ptr<const table::Dataset>> OpenTable(const fs::path& path) {
 struct IdRows {
   std::vector<int64_t> ids;
   std::vector<uint64_t> addrs;
+  std::vector<uint64_t> row_ids;
 };
 
-// The `id` column and `_rowaddr` of a scan.
+// The `id` column, `_rowid` and `_rowaddr` of a scan.
 Result<IdRows> ScanIds(std::shared_ptr<const table::Dataset> ds, uint64_t offset = 0,
                        std::optional<uint64_t> limit = std::nullopt, uint32_t batch_rows = 777) {
   table::ScanOptions options;
   options.columns = {"id"};
   options.with_row_addr = true;
+  options.with_row_id = true;
   options.offset = offset;
   options.limit = limit;
   options.batch_rows = batch_rows;
@@ -81,15 +94,38 @@ Result<IdRows> ScanIds(std::shared_ptr<const table::Dataset> ds, uint64_t offset
     if (!batch) break;
     if (batch->length > batch_rows) return Status::Internal("batch larger than batch_rows");
     const auto& ids = *batch->columns[0];
-    const auto& addrs = *batch->columns[1];
+    const auto& row_ids = *batch->columns[1];
+    const auto& addrs = *batch->columns[2];
     for (int64_t i = 0; i < batch->length; ++i) {
       int64_t id;
-      uint64_t addr;
+      uint64_t row_id, addr;
       std::memcpy(&id, ids.buffers[1]->data() + 8 * (ids.offset + i), 8);
+      std::memcpy(&row_id, row_ids.buffers[1]->data() + 8 * (row_ids.offset + i), 8);
       std::memcpy(&addr, addrs.buffers[1]->data() + 8 * (addrs.offset + i), 8);
       out.ids.push_back(id);
+      out.row_ids.push_back(row_id);
       out.addrs.push_back(addr);
     }
+  }
+  return out;
+}
+
+// The `id` column, `_rowid` and `_rowaddr` of a Take.
+Result<IdRows> TakeIds(const std::shared_ptr<const table::Dataset>& ds,
+                       const std::vector<uint64_t>& rows,
+                       table::RowKey key = table::RowKey::kAddress) {
+  table::TakeOptions options;
+  options.columns = {"id"};
+  options.key = key;
+  options.with_row_id = true;
+  options.with_row_addr = true;
+  QV_ASSIGN_OR_RETURN(arrow::RecordBatch batch, table::Take(ds, rows, options));
+  QV_RETURN_IF_ERROR(batch.Validate());
+  IdRows out;
+  for (int64_t i = 0; i < batch.length; ++i) {
+    out.ids.push_back(arrow::Values<int64_t>(*batch.columns[0])[i]);
+    out.row_ids.push_back(arrow::Values<uint64_t>(*batch.columns[1])[i]);
+    out.addrs.push_back(arrow::Values<uint64_t>(*batch.columns[2])[i]);
   }
   return out;
 }
@@ -157,6 +193,7 @@ TEST(DeletionInterop, ScanLeavesDeletedRowsOut) {
     EXPECT_EQ(all->ids, kept);
     for (size_t i = 0; i < all->ids.size(); ++i) {
       ASSERT_EQ(all->addrs[i], static_cast<uint64_t>(all->ids[i])) << i;  // fragment 0
+      ASSERT_EQ(all->row_ids[i], all->addrs[i]) << i;                     // no stable row ids
     }
     // Offset and limit count visible rows, across deleted ones and batch edges.
     for (auto [offset, limit] : std::vector<std::pair<uint64_t, uint64_t>>{{0, 1},
@@ -178,6 +215,96 @@ TEST(DeletionInterop, ScanLeavesDeletedRowsOut) {
       }
     }
   }
+}
+
+// Take of kept rows (shuffled, repeated) gives what the scan shows at those addresses; deleted
+// rows are not found.
+TEST(DeletionInterop, TakeMatchesTheScan) {
+  const std::string dir = testing::FormatFixtureDir();
+  if (dir.empty()) GTEST_SKIP() << "QUIVER_FORMAT_FIXTURES not set or not generated (needs node)";
+  const nlohmann::json expected = Expected(dir);
+  for (const char* name : kTables) {
+    SCOPED_TRACE(name);
+    const auto& table = expected["tables"][name];
+    auto ds = OpenTable(fs::path(dir) / table["path"].get<std::string>());
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    auto all = ScanIds(*ds);
+    ASSERT_TRUE(all.ok()) << all.status().ToString();
+    std::vector<size_t> picks;
+    for (size_t i = 0; i < all->ids.size(); i += 3) picks.push_back(i);
+    for (size_t i = 0; i < 200 && i < all->ids.size(); ++i) picks.push_back(i);  // repeats
+    std::mt19937 rng(7);
+    std::shuffle(picks.begin(), picks.end(), rng);
+    std::vector<uint64_t> asked;
+    IdRows want;
+    for (size_t i : picks) {
+      asked.push_back(all->addrs[i]);
+      want.ids.push_back(all->ids[i]);
+    }
+    for (table::RowKey key : {table::RowKey::kAddress, table::RowKey::kId}) {
+      auto got = TakeIds(*ds, asked, key);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_EQ(got->ids, want.ids);
+      EXPECT_EQ(got->addrs, asked);
+      EXPECT_EQ(got->row_ids, asked);
+    }
+    const uint64_t deleted = DeletedOffsets(table).front();
+    auto gone = TakeIds(*ds, {all->addrs[0], deleted});
+    EXPECT_TRUE(gone.status().IsNotFound()) << gone.status().ToString();
+  }
+}
+
+// How many segments of each kind the row id sequences of `ds`'s fragments hold ("range",
+// "range_with_holes", ...; "external files" counts the sequences stored outside the manifest), so
+// that the interop check shows which kinds LanceDB's table actually exercised.
+Result<std::map<std::string, int>> SegmentKinds(const table::Dataset& ds) {
+  std::map<std::string, int> kinds;
+  for (const auto& fragment : ds.manifest().fragments()) {
+    std::string bytes;
+    if (fragment.has_external_row_ids()) {
+      const auto& file = fragment.external_row_ids();
+      QV_ASSIGN_OR_RETURN(GetResult got,
+                          ds.store()->Get(file.path(), ByteRange{file.offset(), file.size()}));
+      bytes = std::move(got.data);
+      ++kinds["external files"];
+    } else {
+      bytes = fragment.inline_row_ids();
+    }
+    lance::table::RowIdSequence seq;
+    if (!seq.ParseFromString(bytes)) return Status::Corruption("a row id sequence does not parse");
+    for (const auto& segment : seq.segments()) {
+      const auto* field =
+          lance::table::U64Segment::descriptor()->FindFieldByNumber(segment.segment_case());
+      ++kinds[field ? field->name() : "none"];
+    }
+  }
+  return kinds;
+}
+
+// quiver's `_rowid` and `_rowaddr` of a stable-row-id table LanceDB wrote
+// (QUIVER_STABLE_ROW_ID_TABLE; check_deletions.mjs makes it and compares the JSON written next
+// to it with LanceDB's withRowId()). Take by each row id must give the scan's row back.
+TEST(DeletionInterop, StableRowIdsOfALanceDBTable) {
+  const char* path = std::getenv("QUIVER_STABLE_ROW_ID_TABLE");
+  if (path == nullptr) GTEST_SKIP() << "QUIVER_STABLE_ROW_ID_TABLE not set (check_deletions.mjs)";
+  auto ds = OpenTable(path);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  auto all = ScanIds(*ds, 0, std::nullopt, 7);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  std::vector<uint64_t> reversed(all->row_ids.rbegin(), all->row_ids.rend());
+  auto taken = TakeIds(*ds, reversed, table::RowKey::kId);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  EXPECT_EQ(taken->row_ids, reversed);
+  EXPECT_EQ(taken->addrs, std::vector<uint64_t>(all->addrs.rbegin(), all->addrs.rend()));
+  EXPECT_EQ(taken->ids, std::vector<int64_t>(all->ids.rbegin(), all->ids.rend()));
+  auto kinds = SegmentKinds(**ds);
+  ASSERT_TRUE(kinds.ok()) << kinds.status().ToString();
+  for (const auto& [kind, n] : *kinds) std::cout << "row id segments: " << n << " " << kind << "\n";
+  nlohmann::json out = {{"ids", all->ids},
+                        {"row_ids", all->row_ids},
+                        {"row_addrs", all->addrs},
+                        {"segment_kinds", *kinds}};
+  std::ofstream(fs::path(path).parent_path() / "quiver_stable.json") << out.dump(1);
 }
 
 // A corrupt deletion file fails the scan with Corruption naming it (a copy of `deletes_10`).
@@ -284,6 +411,8 @@ TEST(DeletionInterop, QuiverDeletesAndReadsBack) {
     out[plan.name] = {{"path", path.string()},
                       {"rows", want.size()},
                       {"ids", want},
+                      {"row_ids", after->row_ids},
+                      {"row_addrs", after->addrs},
                       {"deletion_file_ext", plan.ext},
                       {"fragments", plan.fragments},
                       {"version", (*after_ds)->version()}};

@@ -3,7 +3,13 @@
 // merged with LanceDB's own, a fragment removed whole) and records the rows that must remain in
 // quiver.json. LanceDB then opens each copy: countRows, the ids it reads (it must decode quiver's
 // deletion files to leave the rows out), and a delete of its own on top (which merges quiver's
-// deletion vector into a new one) must all agree.
+// deletion vector into a new one) must all agree. quiver's `_rowid` and `_rowaddr` of every
+// row must be LanceDB's withRowId() / `_rowaddr`.
+//
+// Stable row ids: LanceDB makes a table with `new_table_enable_stable_row_ids` (appends, deletes,
+// an update that moves rows under their ids, a compaction that rewrites the row id sequences, a
+// delete after it); deletion_interop_test (StableRowIdsOfALanceDBTable) reads it and writes
+// quiver_stable.json next to it; quiver's ids, `_rowid`s and `_rowaddr`s must be LanceDB's.
 //
 //   node check_deletions.mjs <deletion_interop_test binary> <format fixtures dir>
 //
@@ -13,7 +19,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-import { connectToDataset } from "./lib.mjs";
+import { arrow, connectToDataset, lancedb } from "./lib.mjs";
 import { createReport } from "./checks.mjs";
 
 const [binary, fixtures] = process.argv.slice(2);
@@ -26,6 +32,33 @@ if (!fs.existsSync(path.join(fixtures, "expected.json"))) {
   process.exit(77);
 }
 const { check, finish } = createReport();
+
+// id -> [_rowid, _rowaddr] as LanceDB reads them.
+async function lanceRowIds(tbl) {
+  const got = await tbl.query().select(["id", "_rowaddr"]).withRowId().toArrow();
+  const ids = got.getChild("id").toArray();
+  const rowIds = got.getChild("_rowid").toArray();
+  const addrs = got.getChild("_rowaddr").toArray();
+  const out = new Map();
+  for (let i = 0; i < got.numRows; i++) out.set(Number(ids[i]), [BigInt(rowIds[i]), BigInt(addrs[i])]);
+  return out;
+}
+
+// Compares quiver's {ids, row_ids, row_addrs} with LanceDB's map; "" when equal.
+function rowIdDifference(quiver, lance) {
+  if (quiver.ids.length !== lance.size) return `quiver ${quiver.ids.length} rows, LanceDB ${lance.size}`;
+  // Equal counts with a repeated id would hide a row quiver left out.
+  const distinct = new Set(quiver.ids).size;
+  if (distinct !== quiver.ids.length) return `quiver repeats ids: ${distinct} distinct of ${quiver.ids.length}`;
+  for (let i = 0; i < quiver.ids.length; i++) {
+    const want = lance.get(quiver.ids[i]);
+    const got = [BigInt(quiver.row_ids[i]), BigInt(quiver.row_addrs[i])];
+    if (!want || want[0] !== got[0] || want[1] !== got[1]) {
+      return `id ${quiver.ids[i]}: quiver _rowid ${got[0]} _rowaddr ${got[1]}, LanceDB ${want ? want.join(" ") : "no row"}`;
+    }
+  }
+  return "";
+}
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "qv-deletions-"));
 try {
   try {
@@ -56,6 +89,8 @@ try {
       const same = ids.length === t.ids.length && ids.every((v, i) => v === t.ids[i]);
       check(`${name}: LanceDB reads exactly the ids quiver kept`, same,
         `${ids.length} ids, first difference at ${ids.findIndex((v, i) => v !== t.ids[i])}`);
+      const diff = rowIdDifference(t, await lanceRowIds(tbl));
+      check(`${name}: quiver's _rowid and _rowaddr are LanceDB's`, diff === "", diff);
       const fragments = (await tbl.stats()).fragmentStats.numFragments;
       check(`${name}: ${t.fragments} fragments`, fragments === t.fragments, `got ${fragments}`);
       // LanceDB deletes one more row: it reads quiver's deletion vector and writes the union.
@@ -74,7 +109,50 @@ try {
       c.cleanup();
     }
   }
+  await checkStableRowIds();
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
 }
 finish();
+
+async function checkStableRowIds() {
+  const rows = (from, n) => arrow.tableFromArrays({
+    id: BigInt64Array.from({ length: n }, (_, i) => BigInt(from + i)),
+    name: Array.from({ length: n }, (_, i) => `name-${from + i}`),
+  });
+  const name = "stable";
+  try {
+    const db = await lancedb.connect(work);
+    const tbl = await db.createTable(name, rows(0, 1000), {
+      mode: "create", storageOptions: { new_table_enable_stable_row_ids: "true" },
+    });
+    await tbl.add(rows(1000, 1000));
+    await tbl.add(rows(2000, 500));
+    await tbl.delete("id % 3 = 0 AND id < 1500");
+    await tbl.update({ values: { name: "'moved'" }, where: "id >= 1990 AND id < 2010" });
+    await tbl.optimize();  // compaction: ids keep their values, sequences get holes
+    await tbl.delete("id % 10 = 1");
+    await tbl.update({ values: { name: "'moved again'" }, where: "id >= 2400" });
+    const lance = await lanceRowIds(tbl);
+    const table = path.join(work, `${name}.lance`);
+    try {
+      execFileSync(binary, ["--gtest_filter=DeletionInterop.StableRowIdsOfALanceDBTable"], {
+        env: { ...process.env, QUIVER_STABLE_ROW_ID_TABLE: table }, encoding: "utf8", stdio: "pipe",
+      });
+      check("stable row ids: quiver scans and takes LanceDB's stable-row-id table", true);
+    } catch (e) {
+      check("stable row ids: quiver scans and takes LanceDB's stable-row-id table", false, `${e.stdout}\n${e.stderr}`);
+      return;
+    }
+    const quiver = JSON.parse(fs.readFileSync(path.join(work, "quiver_stable.json"), "utf8"));
+    // Which segment kinds the check exercised depends on what this LanceDB version writes.
+    const kinds = Object.entries(quiver.segment_kinds ?? {}).map(([k, n]) => `${n} ${k}`).join(", ");
+    console.log(`stable row ids: LanceDB's table holds row id segments: ${kinds || "none"}`);
+    const moved = [...lance.values()].filter(([id, addr]) => id !== addr).length;
+    check(`stable row ids: some _rowid differ from _rowaddr in LanceDB's table (${moved} do)`, moved > 0);
+    const diff = rowIdDifference(quiver, lance);
+    check(`stable row ids: quiver's _rowid and _rowaddr are LanceDB's (${lance.size} rows)`, diff === "", diff);
+  } catch (e) {
+    check("stable row ids: LanceDB makes the table", false, String(e.stack || e));
+  }
+}

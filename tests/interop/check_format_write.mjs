@@ -3,16 +3,21 @@
 //
 //   node check_format_write.mjs <quiver binary> <format fixtures dir> <scratch dir> [--only <regexp>] [--keep]
 //
-// For every table of <fixtures>/expected.json (make_format_fixtures.mjs, docs/format-fixtures.md):
+// For every table of <fixtures>/expected.json (make_format_fixtures.mjs, docs/format-fixtures.md),
+// and the tables format_write_cases.mjs builds (inputs that stretch the writer, qv_*):
 //   1. expected/<name>.arrow (the rows LanceDB was given) is written as an Arrow IPC *stream* to
 //      <scratch>/streams/<name>.arrows and imported with
 //      `quiver table import <scratch>/tables/<name>.lance --from <stream> --mode create
-//       [--max-rows-per-file N]` (quiver writes Lance 2.1 data files whatever the fixture's version;
-//      some tables are split into several fragments, see MAX_ROWS_PER_FILE);
+//       [--max-rows-per-file N] [--storage-version 2.0] [--page-bytes N]` (quiver writes the
+//      fixture's file version: 2.1, or 2.0 for the *_v20 tables LanceDB wrote in 2.0; some tables
+//      are split into several fragments, see MAX_ROWS_PER_FILE, some cut into small pages, see
+//      PAGE_BYTES);
 //   2. LanceDB 0.31 opens it (lancedb.connect(<scratch>/tables)): countRows, fragment count, schema
 //      and every row (sampled above 20,000 rows) compared with the source by format_lib.mjs's
 //      readBack (the fixture script's canonicalizer and known schema quirks); on one table also a
 //      projected + filtered query, offset/limit and withRowId;
+//      2.0 files store no struct validity: there a null struct may read back as a struct of nulls
+//      (format_lib.mjs allowNullStructs), in every step;
 //   3. LanceDB add()s the same rows again (NaN in FixedSizeList<float> items replaced by 0.5:
 //      LanceDB's add() refuses NaN vectors) and optimize()s (compaction: one fragment left); the
 //      table must read back as source + source again (rows sampled above 4,000, DOUBLED_SAMPLE);
@@ -74,20 +79,33 @@ if (!process.env.QV_RUST_BACKTRACE) process.env.RUST_BACKTRACE = "0";
 const { lancedb, arrow, lanceFileVersion, listFiles } = await import("./lib.mjs");
 const { patchAllNullBoolWriter, readBack, compareRows, sampleRows, schemaDiff, isKnownSchemaQuirk } =
   await import("./format_lib.mjs");
+const { QUIVER_WRITE_CASES } = await import("./format_write_cases.mjs");
 // The streams are written with tableToIPC: all-null Bool columns need the bitmap written.
 patchAllNullBoolWriter();
 
+// The matrix's largest tier: 100,000 rows by default, 10,000 with QV_FORMAT_BIG_ROWS=10000.
+const BIG_TIER = JSON.parse(fs.readFileSync(path.join(FIXTURES, "expected.json"), "utf8"))
+  .tables["m_r100000_some_v21"] ? "m_r100000" : "m_r10000";
 // Tables imported as several fragments (rows per data file); the rest get one fragment (the
-// v2.0 twins of the 10,000-row cells hold the same rows as the v2.1 ones and are written whole).
+// v2.0 twins of the largest cells hold the same rows as the v2.1 ones and are written whole,
+// in 2.0).
 const MAX_ROWS_PER_FILE = [
+  [/^m_r100000_.*_v21$/, 30000], // 30000 + 30000 + 30000 + 10000
   [/^m_r10000_.*_v21$/, 3000],   // 3000 + 3000 + 3000 + 1000
   [/^m_r1000_some_v20$/, 999],   // a 1-row last fragment
   [/^encodings$/, 40000],        // 40000 + 40000 + 20000
   [/^deletes_10$/, 4096],        // 11,990 rows: 4096 + 4096 + 3798
   [/^multipage_v20$/, 7000],
 ];
+// Tables imported with small pages (--page-bytes): 2.0 columns of many pages each, list offsets
+// and items pages cut together, struct headers of one page over multi-page members.
+const PAGE_BYTES = [
+  [/^multipage_v20$/, 16384],
+  [/^m_r10{4,5}_some_v20$/, 65536],
+];
+const is20 = (info) => info.storage_version === "2.0";
 // The table that also gets the projected/filtered, offset/limit, withRowId and head --json checks.
-const QUERY_TABLE = "m_r10000_some_v21";
+const QUERY_TABLE = `${BIG_TIER}_some_v21`;
 
 // Rows compared after the add (2n rows): all up to 4,000, else the first and last 1,024 and every
 // 7th (readBack compares every row of quiver's own write up to 20,000 rows).
@@ -172,7 +190,7 @@ async function lancedbRead(rec, step, tbl, source, opts = {}) {
           continue;
         }
         const r = { equal: true, mismatches: [] };
-        compareRows(source.select([f.name]), got, rows, r);
+        compareRows(source.select([f.name]), got, rows, r, { allowNullStructs: !!opts.allowNullStructs });
         reportComparison(rec, `${step}, column ${f.name} alone`, r);
       } catch (e2) {
         fail(rec, `${step}, column ${f.name} alone`, `LanceDB read failed: ${errText(e2)}`);
@@ -185,7 +203,7 @@ async function lancedbRead(rec, step, tbl, source, opts = {}) {
 }
 
 // quiver export → apache-arrow; compared with `source` (rows sampled as in readBack).
-function quiverExport(rec, step, dsDir, source, { sampleAbove = 20000, sample = {} } = {}) {
+function quiverExport(rec, step, dsDir, source, { sampleAbove = 20000, sample = {}, allowNullStructs = false } = {}) {
   const out = path.join(SCRATCH, "exports", `${rec.name}.arrows`);
   const r = quiver("table", "export", dsDir, "--to", out);
   if (!r.ok) { fail(rec, step, `quiver table export failed: ${r.out}`); return false; }
@@ -210,7 +228,7 @@ function quiverExport(rec, step, dsDir, source, { sampleAbove = 20000, sample = 
     res.mismatches.push({ what: "row count", expected: source.numRows, got: got.numRows });
     return reportComparison(rec, step, res);
   }
-  compareRows(source, got, sampleRows(source.numRows, sampleAbove, sample), res);
+  compareRows(source, got, sampleRows(source.numRows, sampleAbove, sample), res, { allowNullStructs });
   return reportComparison(rec, step, res);
 }
 
@@ -293,7 +311,7 @@ async function checkTable(name, info, db) {
   const t0 = performance.now();
   const rec = { name, rows: info.rows, fixture_version: info.storage_version, failures: [], lancedb_limitations: [], notes: [], steps: {} };
   const dsDir = path.join(SCRATCH, "tables", `${name}.lance`);
-  const source = arrow.tableFromIPC(fs.readFileSync(path.join(FIXTURES, info.expected)));
+  const source = info.build ? info.build() : arrow.tableFromIPC(fs.readFileSync(path.join(FIXTURES, info.expected)));
   const n = source.numRows;
   rec.rows = n;
 
@@ -303,6 +321,12 @@ async function checkTable(name, info, db) {
   const maxRows = MAX_ROWS_PER_FILE.find(([re]) => re.test(name))?.[1] ?? null;
   const args = ["table", "import", dsDir, "--from", stream, "--mode", "create"];
   if (maxRows) args.push("--max-rows-per-file", String(maxRows));
+  const v20 = is20(info), fileLabel = v20 ? "2.0" : "2.1";
+  rec.v20 = v20;
+  if (v20) args.push("--storage-version", "2.0");
+  const pageBytes = PAGE_BYTES.find(([re]) => re.test(name))?.[1] ?? null;
+  if (pageBytes) args.push("--page-bytes", String(pageBytes));
+  if (info.import_args) args.push(...info.import_args);
   let s = performance.now();
   const imp = quiver(...args);
   rec.steps.import_s = +((performance.now() - s) / 1000).toFixed(2);
@@ -311,14 +335,16 @@ async function checkTable(name, info, db) {
     fail(rec, "quiver import", imp.out);
     return rec;
   }
-  const wantFragments = n === 0 ? 0 : maxRows ? Math.ceil(n / maxRows) : 1;
-  rec.fragments = wantFragments;
   const m = /wrote (\d+) rows in (\d+) fragments/.exec(imp.out);
+  // Cases cut by bytes (min_fragments) take the count quiver reports, if it is at least that.
+  const wantFragments = n === 0 ? 0 : info.min_fragments && m && Number(m[2]) >= info.min_fragments
+    ? Number(m[2]) : info.min_fragments ?? (maxRows ? Math.ceil(n / maxRows) : 1);
+  rec.fragments = wantFragments;
   if (!m || Number(m[1]) !== n || Number(m[2]) !== wantFragments) fail(rec, "quiver import", `said "${imp.out.trim()}", expected ${n} rows in ${wantFragments} fragments`);
   const footers = dataFileFooters(dsDir);
   rec.quiver_files = fmtFooters(footers);
-  if ((footers["2.1"] ?? 0) !== wantFragments || Object.keys(footers).some((k) => k !== "2.1")) {
-    fail(rec, "quiver import", `data files ${fmtFooters(footers)}, expected 2.1×${wantFragments}`);
+  if ((footers[fileLabel] ?? 0) !== wantFragments || Object.keys(footers).some((k) => k !== fileLabel)) {
+    fail(rec, "quiver import", `data files ${fmtFooters(footers)}, expected ${fileLabel}×${wantFragments}`);
   }
 
   // 2. LanceDB reads quiver's table.
@@ -338,7 +364,7 @@ async function checkTable(name, info, db) {
   } catch (e) {
     fail(rec, "LanceDB countRows/stats", errText(e));
   }
-  await lancedbRead(rec, "LanceDB reads quiver's write", tbl, source);
+  await lancedbRead(rec, "LanceDB reads quiver's write", tbl, source, { allowNullStructs: v20 });
   if (name === QUERY_TABLE) {
     const before = rec.failures.length;
     await queryChecks(rec, tbl, source, maxRows);
@@ -362,7 +388,9 @@ async function checkTable(name, info, db) {
     const ctlDir = path.join(SCRATCH, "control", `${name}.lance`);
     try {
       const cdb = await lancedb.connect(path.join(SCRATCH, "control"));
-      const ctbl = await cdb.createTable(name, source, { mode: "create" });
+      const storage = v20 ? { storageOptions: { new_table_data_storage_version: "2.0" } } : {};
+      const ctbl = await cdb.createTable(name, source, { mode: "create", ...storage });
+      ctl.v20 = v20;
       await appendCompactRead(ctl, ctbl, ctlDir, source, 1);
     } catch (e) {
       ctl.failures.push(`control: ${errText(e)}`);
@@ -409,11 +437,16 @@ async function appendCompactRead(rec, tbl, dsDir, source, fragments) {
   s = performance.now();
   const c = await tbl.countRows().catch((e) => errText(e));
   if (c !== 2 * n) fail(rec, "LanceDB after optimize", `countRows ${c}, expected ${2 * n}`);
-  await lancedbRead(rec, "LanceDB reads after add + optimize", tbl, doubled, DOUBLED_SAMPLE);
+  const opts = { ...DOUBLED_SAMPLE, allowNullStructs: !!rec.v20 };
+  await lancedbRead(rec, "LanceDB reads after add + optimize", tbl, doubled, opts);
   rec.lancedb_files = fmtFooters(dataFileFooters(dsDir));
+  // LanceDB appends in the table's version: its files must be 2.0 on a 2.0 table too.
+  const want = rec.v20 ? "2.0" : "2.1";
+  const after = dataFileFooters(dsDir);
+  if (Object.keys(after).some((k) => k !== want)) fail(rec, "LanceDB optimize", `data files ${fmtFooters(after)}, expected only ${want}`);
   rec.steps.read2_s = +((performance.now() - s) / 1000).toFixed(2);
   s = performance.now();
-  quiverExport(rec, "quiver exports LanceDB's result", dsDir, doubled, DOUBLED_SAMPLE);
+  quiverExport(rec, "quiver exports LanceDB's result", dsDir, doubled, opts);
   if (rec.name === QUERY_TABLE) {
     const before = rec.failures.length;
     headJson(rec, dsDir, 2 * n);
@@ -430,14 +463,18 @@ async function main() {
     fs.mkdirSync(path.join(SCRATCH, d), { recursive: true });
   }
   const db = await lancedb.connect(path.join(SCRATCH, "tables"));
-  const names = Object.keys(expected.tables).filter((n) => (!only || only.test(n)) && !expected.tables[n].error);
+  const tables = { ...expected.tables };
+  // Cases built here rather than by LanceDB (format_write_cases.mjs).
+  for (const c of QUIVER_WRITE_CASES) tables[c.name] = { build: c.build, import_args: c.import_args, min_fragments: c.min_fragments, note: c.note };
+  const names = Object.keys(tables).filter((n) => (!only || only.test(n)) && !tables[n].error);
   const results = [];
   for (const name of names) {
     let rec;
     try {
-      rec = await checkTable(name, expected.tables[name], db);
+      rec = await checkTable(name, tables[name], db);
+      if (tables[name].note) rec.notes.push(tables[name].note);
     } catch (e) {
-      rec = { name, rows: expected.tables[name].rows, failures: [], lancedb_limitations: [], notes: [], steps: {} };
+      rec = { name, rows: tables[name].rows, failures: [], lancedb_limitations: [], notes: [], steps: {} };
       fail(rec, "unexpected error", String(e.stack ?? e).slice(0, 1500));
     }
     results.push(rec);

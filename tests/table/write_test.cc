@@ -6,6 +6,7 @@
 
 #include "arrow/compare.h"
 #include "arrow/concatenate.h"
+#include "format/lance_file_reader.h"
 #include "format/lance_proto.h"
 #include "store/memory_store.h"
 #include "table/dataset.h"
@@ -111,6 +112,41 @@ TEST(WriteData, FilesAreCutAtMaxRowsPerFile) {
   EXPECT_EQ(ScanIds(root).size(), 35u);
 }
 
+// max_bytes_per_file: a new data file starts once the written pages reach it (pages are cut at
+// a quarter of the limit, 8 KiB per column here), and the rows read back whole and in order
+// across the files.
+TEST(WriteData, FilesAreCutAtMaxBytesPerFile) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  std::vector<arrow::RecordBatch> batches;
+  for (int64_t b = 0; b < 40; ++b) batches.push_back(Batch(b * 500, 500));
+  auto stream = arrow::MakeVectorStream(IdNameSchema(), std::move(batches));
+  WriteOptions options;
+  options.mode = WriteMode::kCreate;
+  options.max_bytes_per_file = 32 * 1024;
+  auto written = WriteData(CommitTarget{root, std::nullopt}, *stream, options);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(written->rows, 20'000u);
+  EXPECT_GE(written->fragments, 3u);
+  auto dataset = Dataset::Open(root);
+  ASSERT_TRUE(dataset.ok()) << dataset.status().ToString();
+  const auto& fragments = (*dataset)->manifest().fragments();
+  ASSERT_EQ(static_cast<uint64_t>(fragments.size()), written->fragments);
+  for (int i = 0; i + 1 < fragments.size(); ++i) {
+    // Every file but the last reached the limit, and went past it by less than a batch.
+    EXPECT_GE(fragments[i].files(0).file_size_bytes(), options.max_bytes_per_file);
+    EXPECT_LT(fragments[i].files(0).file_size_bytes(), 2 * options.max_bytes_per_file);
+  }
+  std::vector<int64_t> want;
+  for (int64_t i = 0; i < 20'000; ++i) want.push_back(i);
+  EXPECT_EQ(ScanIds(root), want);
+
+  // Zero is refused.
+  auto none = arrow::MakeVectorStream(IdNameSchema(), {Batch(0, 1)});
+  options.max_bytes_per_file = 0;
+  auto refused = WriteData(CommitTarget{MemoryObjectStore::Create(), std::nullopt}, *none, options);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidInput);
+}
+
 TEST(WriteData, MismatchedAppendChangesNothing) {
   std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
   ASSERT_TRUE(Write(root, WriteMode::kCreate, {Batch(0, 3)}).ok());
@@ -169,6 +205,54 @@ TEST(WriteData, ZeroSizedFixedListsAreRefusedNotCrashed) {
   options.mode = WriteMode::kCreate;
   auto r = WriteData(CommitTarget{root, std::nullopt}, *stream, options);
   EXPECT_FALSE(r.ok());
+}
+
+// A table created in 2.0 keeps 2.0 data files through appends and overwrites, whatever the
+// options ask for new tables.
+TEST(WriteData, TwoPointZeroTablesStayTwoPointZero) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  auto write = [&](WriteMode mode, std::vector<arrow::RecordBatch> batches,
+                   const std::string& new_table_version) {
+    auto stream = arrow::MakeVectorStream(IdNameSchema(), std::move(batches));
+    WriteOptions options;
+    options.mode = mode;
+    options.commit.new_table_storage_version = new_table_version;
+    return WriteData(CommitTarget{root, std::nullopt}, *stream, options);
+  };
+  auto expect_20 = [&]() {
+    auto dataset = Dataset::Open(root);
+    ASSERT_TRUE(dataset.ok()) << dataset.status().ToString();
+    EXPECT_EQ((*dataset)->DataStorageVersion(), "2.0");
+    for (const auto& fragment : (*dataset)->manifest().fragments()) {
+      const auto& file = fragment.files(0);
+      EXPECT_EQ(file.file_major_version(), 2u);
+      EXPECT_EQ(file.file_minor_version(), 0u);
+      EXPECT_EQ(file.fields_size(), 2);
+      auto reader = format::LanceFileReader::Open(root, "data/" + file.path());
+      ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+      EXPECT_EQ((*reader)->version(), format::FileVersion::kV2_0);
+    }
+  };
+  ASSERT_TRUE(write(WriteMode::kCreate, {Batch(0, 10)}, "2.0").ok());
+  expect_20();
+  auto appended = write(WriteMode::kAppend, {Batch(10, 5)}, "2.1");
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  expect_20();
+  std::vector<int64_t> want;
+  for (int64_t i = 0; i < 15; ++i) want.push_back(i);
+  EXPECT_EQ(ScanIds(root), want);
+  ASSERT_TRUE(write(WriteMode::kOverwrite, {Batch(100, 2)}, "2.1").ok());
+  expect_20();
+  EXPECT_EQ(ScanIds(root), (std::vector<int64_t>{100, 101}));
+
+  std::shared_ptr<ObjectStore> other = MemoryObjectStore::Create();
+  auto stream = arrow::MakeVectorStream(IdNameSchema(), {Batch(0, 1)});
+  WriteOptions options;
+  options.mode = WriteMode::kCreate;
+  options.commit.new_table_storage_version = "2.2";
+  auto r = WriteData(CommitTarget{other, std::nullopt}, *stream, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported) << r.status().ToString();
 }
 
 }  // namespace

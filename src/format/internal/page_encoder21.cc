@@ -25,6 +25,7 @@ constexpr uint64_t kFullZipMinValueBytes = 256;  // §6: mini-block below, full-
 constexpr uint64_t kChunkTargetBytes = 4096;     // what Lance aims a chunk's values at
 constexpr uint64_t kMaxChunkBytes = 32 * 1024;   // u16 chunk words: (size / 8 - 1) < 4096
 constexpr uint64_t kMaxChunkBuffer = 65535;      // u16 buffer sizes in the chunk header
+constexpr uint64_t kMaxChunkLevels = 65535;      // u16 level count in the chunk header
 constexpr int64_t kMaxChunkValues = 4096;
 constexpr int64_t kBitpackChunk = 1024;
 constexpr int64_t kRleChunk = 2048;                 // Lance caps RLE chunks (lance#4429)
@@ -83,6 +84,9 @@ struct ValueWriter {
         bits(arrow::BitWidth(fsl ? v.type.item().type : v.type)) {}
 
   const arrow::ArrayData& items() const { return fsl ? *values.children[0] : values; }
+  // The item index of value 0: a slice of a FixedSizeList keeps its offset in the parent (the
+  // pages of a split page are such slices); other values are their own items.
+  int64_t item_base() const { return fsl ? values.offset * list_size : 0; }
 
   // Bytes one value takes uncompressed (variable: its length).
   uint64_t ValueBytes(int64_t i) const {
@@ -103,11 +107,12 @@ struct ValueWriter {
     std::string out;
     if (bits == 1) {
       out.assign(static_cast<size_t>((n + 7) / 8), '\0');
-      arrow::CopyBits(it.buffers[1]->data(), it.offset + first, n,
+      arrow::CopyBits(it.buffers[1]->data(), it.offset + item_base() + first, n,
                       reinterpret_cast<uint8_t*>(out.data()), 0);
     } else {
       const uint64_t width = static_cast<uint64_t>(bits / 8);
-      out.assign(reinterpret_cast<const char*>(it.buffers[1]->data()) + (it.offset + first) * width,
+      out.assign(reinterpret_cast<const char*>(it.buffers[1]->data()) +
+                     (it.offset + item_base() + first) * width,
                  static_cast<size_t>(n * width));
     }
     return out;
@@ -120,7 +125,7 @@ struct ValueWriter {
     if (it.buffers[0] == nullptr) {
       for (int64_t i = 0; i < n; ++i) arrow::SetBit(dst, i);
     } else {
-      arrow::CopyBits(it.buffers[0]->data(), it.offset + first, n, dst, 0);
+      arrow::CopyBits(it.buffers[0]->data(), it.offset + item_base() + first, n, dst, 0);
     }
     return out;
   }
@@ -333,17 +338,20 @@ std::string DictionaryBlock(const arrow::ArrayData& items, pb::CompressiveEncodi
 
 // Whether Lance would dictionary-encode these values (§6): strings and 128-bit values, at least
 // 100 of them, at most half distinct and 100k entries, and a result no larger than 0.8x raw.
+// Large (64-bit offset) strings too: Lance 8.0 does so in 2.1 files, with a 64-bit Variable
+// dictionary block (observed, lance-findings.md; the reference has that as 2.2 only).
 Result<std::optional<Dictionary>> MaybeDictionary(const ValueWriter& vw) {
-  const bool eligible = vw.compress && !vw.fsl && vw.offset_bytes == 4 &&
-                        (vw.variable || vw.bits == 128) && vw.values.length >= kDictionaryMinValues;
+  const bool eligible = vw.compress && !vw.fsl && (vw.variable || vw.bits == 128) &&
+                        vw.values.length >= kDictionaryMinValues;
   if (!eligible) return std::optional<Dictionary>();
   const int64_t max_items = std::min<int64_t>(kDictionaryMaxItems, vw.values.length / 2);
   QV_ASSIGN_OR_RETURN(auto dict, BuildDictionary(vw.values, max_items));
   if (!dict) return dict;
   uint64_t raw = 0;
-  for (int64_t i = 0; i < vw.values.length; ++i) raw += vw.ValueBytes(i) + (vw.variable ? 4 : 0);
+  const uint64_t offset = vw.variable ? static_cast<uint64_t>(vw.offset_bytes) : 0;
+  for (int64_t i = 0; i < vw.values.length; ++i) raw += vw.ValueBytes(i) + offset;
   const uint64_t items = static_cast<uint64_t>(dict->items->length);
-  const uint64_t encoded = dict->item_bytes + (vw.variable ? 4 * items : 0) +
+  const uint64_t encoded = dict->item_bytes + offset * items +
                            static_cast<uint64_t>(vw.values.length) *
                                std::max<uint64_t>(1, (std::bit_width(items) + 7) / 8);
   if (static_cast<double>(encoded) > kDictionarySizeRatio * static_cast<double>(raw)) {
@@ -596,8 +604,11 @@ int64_t ChunkValues(const ValueWriter& vw, bool bitpack, bool rle, int64_t first
   return std::min(n, left);
 }
 
-Result<EncodedPage> EncodeMiniBlock(const LeafPageData& page, const ValueWriter& page_values,
-                                    const PageEncodeOptions& options) {
+// nullopt when some value cannot get a chunk of its own (the invisible levels before it, or
+// after the last one, are more than a chunk holds).
+Result<std::optional<EncodedPage>> EncodeMiniBlock(const LeafPageData& page,
+                                                   const ValueWriter& page_values,
+                                                   const PageEncodeOptions& options) {
   // Dictionary pages: the chunks hold u32 indices, the items go in buffer 2 (§3.2). Arrow
   // dictionary columns are always stored this way (Lance rebuilds a DictionaryArray from it).
   std::optional<Dictionary> dict;
@@ -679,20 +690,15 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPageData& page, const ValueWriter&
   }
   std::string meta, data, rep_index;
   uint64_t level_begin = 0;
-  for (int64_t first = 0; first < vw.values.length;) {
-    int64_t n = ChunkValues(vw, bitpack, rle, first);
-    const bool last = first + n == vw.values.length;
-    // This chunk's levels run to its last value's level (the last chunk takes the rest).
-    uint64_t level_end =
-        (has_rep || has_def)
-            ? (last ? page.num_levels : visible[static_cast<size_t>(first + n - 1)] + 1)
-            : 0;
-    std::string chunk;
-    Put<uint16_t>(&chunk, static_cast<uint16_t>(level_end - level_begin));
+  // One chunk of values [first, first + n) with the levels up to the last one's (the last chunk
+  // takes the rest); false when it breaks a limit of §3.2 (u16 level count and buffer sizes, 32
+  // KiB): many invisible levels (empty or null lists) between values make even a small chunk big.
+  auto build_chunk = [&](int64_t first, int64_t n, uint64_t level_end,
+                         std::string* chunk) -> Result<bool> {
+    chunk->clear();
+    if (level_end - level_begin > kMaxChunkLevels) return false;
+    Put<uint16_t>(chunk, static_cast<uint16_t>(level_end - level_begin));
     std::string rep_bytes, def_bytes;
-    if (level_end - level_begin > 65535) {
-      return Status::Unsupported("a mini-block chunk with more than 65535 levels");
-    }
     if (has_rep)
       QV_RETURN_IF_ERROR(EncodeLevels(page.rep, level_begin, level_end, rep_enc, &rep_bytes));
     if (has_def)
@@ -714,20 +720,37 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPageData& page, const ValueWriter&
         value_buffers.push_back(vw.ItemValidity(first * vw.list_size, n * vw.list_size));
       value_buffers.push_back(vw.FlatItems(first * vw.list_size, n * vw.list_size));
     }
-    if (has_rep) Put<uint16_t>(&chunk, static_cast<uint16_t>(rep_bytes.size()));
-    if (has_def) Put<uint16_t>(&chunk, static_cast<uint16_t>(def_bytes.size()));
+    if (rep_bytes.size() > kMaxChunkBuffer || def_bytes.size() > kMaxChunkBuffer) return false;
+    if (has_rep) Put<uint16_t>(chunk, static_cast<uint16_t>(rep_bytes.size()));
+    if (has_def) Put<uint16_t>(chunk, static_cast<uint16_t>(def_bytes.size()));
     for (const auto& b : value_buffers) {
-      if (b.size() > kMaxChunkBuffer) {
-        return Status::Internal(fmt::format("mini-block buffer of {} bytes", b.size()));
-      }
-      Put<uint16_t>(&chunk, static_cast<uint16_t>(b.size()));
+      if (b.size() > kMaxChunkBuffer) return false;
+      Put<uint16_t>(chunk, static_cast<uint16_t>(b.size()));
     }
-    PadTo(&chunk, 8);
-    if (has_rep) chunk += rep_bytes, PadTo(&chunk, 8);
-    if (has_def) chunk += def_bytes, PadTo(&chunk, 8);
-    for (const auto& b : value_buffers) chunk += b, PadTo(&chunk, 8);
-    if (chunk.size() > kMaxChunkBytes) {
-      return Status::Internal(fmt::format("mini-block chunk of {} bytes", chunk.size()));
+    PadTo(chunk, 8);
+    if (has_rep) *chunk += rep_bytes, PadTo(chunk, 8);
+    if (has_def) *chunk += def_bytes, PadTo(chunk, 8);
+    for (const auto& b : value_buffers) *chunk += b, PadTo(chunk, 8);
+    return chunk->size() <= kMaxChunkBytes;
+  };
+  std::string chunk;
+  for (int64_t first = 0; first < vw.values.length;) {
+    int64_t n = ChunkValues(vw, bitpack, rle, first);
+    bool last = false;
+    uint64_t level_end = 0;
+    // Halve the chunk until it fits (every chunk but the last holds a power of two values). A
+    // single value that still does not fit leaves the page to be cut by rows (EncodePages21).
+    while (true) {
+      last = first + n == vw.values.length;
+      level_end = (has_rep || has_def)
+                      ? (last ? page.num_levels : visible[static_cast<size_t>(first + n - 1)] + 1)
+                      : 0;
+      QV_ASSIGN_OR_RETURN(bool fits, build_chunk(first, n, level_end, &chunk));
+      if (fits) break;
+      if (n == 1) return std::optional<EncodedPage>();
+      n = std::has_single_bit(static_cast<uint64_t>(n))
+              ? n / 2
+              : static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(n)));
     }
     const uint16_t log_n =
         last ? 0 : static_cast<uint16_t>(std::countr_zero(static_cast<uint64_t>(n)));
@@ -760,18 +783,246 @@ Result<EncodedPage> EncodeMiniBlock(const LeafPageData& page, const ValueWriter&
     layout->set_repetition_index_depth(1);
     out.buffers.push_back(std::move(rep_index));
   }
+  return std::optional<EncodedPage>(std::move(out));
+}
+
+// Lance 8.0's full-zip reader counts the definition levels of every non-list layer as visible
+// (carrying a value), while its writer, like ours, counts only the layers inside the innermost
+// list (§3.1). With a nullable struct outside a list the two disagree, and LanceDB misreads the
+// page (lance-findings.md). True for such layers.
+bool LanceMisreadsFullZip(const std::vector<LayerKind>& layers) {
+  bool outside_list = false;
+  for (LayerKind k : layers) {  // innermost first
+    if (IsListLayer(k)) {
+      outside_list = true;
+    } else if (outside_list && k == LayerKind::kNullableItem) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The definition numbers each layer claims (§3.1), innermost first; 0 = none.
+struct LayerClaims {
+  uint16_t null = 0, empty = 0;
+};
+
+std::vector<LayerClaims> ClaimsOf(const std::vector<LayerKind>& layers) {
+  std::vector<LayerClaims> claims(layers.size());
+  uint16_t num = 0;
+  for (size_t k = 0; k < layers.size(); ++k) {
+    switch (layers[k]) {
+      case LayerKind::kNullableItem:
+      case LayerKind::kNullableList:
+        claims[k].null = ++num;
+        break;
+      case LayerKind::kEmptyableList:
+        claims[k].empty = ++num;
+        break;
+      case LayerKind::kNullAndEmptyList:
+        claims[k].null = ++num;
+        claims[k].empty = ++num;
+        break;
+      default:
+        break;
+    }
+  }
+  return claims;
+}
+
+// Narrows the layers of a page cut from a bigger one to the kinds its levels use, renumbering
+// the definition levels to match: what Lance writes (a layer is nullable only where it has nulls),
+// and what keeps a cut page free of the layer shape LanceMisreadsFullZip describes when its rows
+// have no such nulls.
+void NarrowLayers(LeafPageData* page) {
+  if (page->def.empty()) return;
+  const std::vector<LayerClaims> claims = ClaimsOf(page->layers);
+  uint16_t max = 0;
+  for (const LayerClaims& c : claims) max = std::max({max, c.null, c.empty});
+  std::vector<bool> used(static_cast<size_t>(max) + 1, false);
+  for (uint16_t d : page->def) used[std::min(d, max)] = true;
+  std::vector<uint16_t> remap(static_cast<size_t>(max) + 1, 0);
+  uint16_t next = 0;
+  for (size_t k = 0; k < claims.size(); ++k) {
+    const bool has_null = claims[k].null != 0 && used[claims[k].null];
+    const bool has_empty = claims[k].empty != 0 && used[claims[k].empty];
+    if (has_null) remap[claims[k].null] = ++next;
+    if (has_empty) remap[claims[k].empty] = ++next;
+    if (!IsListLayer(page->layers[k])) {
+      page->layers[k] = has_null ? LayerKind::kNullableItem : LayerKind::kAllValidItem;
+    } else if (has_null && has_empty) {
+      page->layers[k] = LayerKind::kNullAndEmptyList;
+    } else if (has_null) {
+      page->layers[k] = LayerKind::kNullableList;
+    } else if (has_empty) {
+      page->layers[k] = LayerKind::kEmptyableList;
+    } else {
+      page->layers[k] = LayerKind::kAllValidList;
+    }
+  }
+  if (next == 0) {
+    page->def.clear();
+    return;
+  }
+  for (uint16_t& d : page->def) d = remap[std::min(d, max)];
+}
+
+// The level index each row of `page` starts at.
+std::vector<uint64_t> RowStarts(const LeafPageData& page) {
+  std::vector<uint64_t> starts;
+  if (page.rep.empty()) {
+    starts.resize(page.num_levels);
+    for (uint64_t i = 0; i < page.num_levels; ++i) starts[i] = i;
+    return starts;
+  }
+  const int max_rep = MaxRep(page.layers);
+  for (uint64_t i = 0; i < page.num_levels; ++i) {
+    if (page.rep[i] == max_rep) starts.push_back(i);
+  }
+  return starts;
+}
+
+// Rows [r0, r1) of `page` as a page of their own (values are a zero-copy slice); `first_value`
+// is the value index of row r0's first level.
+LeafPageData SliceRows(const LeafPageData& page, const std::vector<uint64_t>& row_starts,
+                       uint64_t r0, uint64_t r1, int64_t first_value) {
+  LeafPageData out;
+  out.rows = r1 - r0;
+  out.layers = page.layers;
+  out.dictionary_type = page.dictionary_type;
+  const uint64_t l0 = row_starts[r0];
+  const uint64_t l1 = r1 < row_starts.size() ? row_starts[r1] : page.num_levels;
+  out.num_levels = l1 - l0;
+  if (!page.rep.empty()) out.rep.assign(page.rep.begin() + l0, page.rep.begin() + l1);
+  if (!page.def.empty()) out.def.assign(page.def.begin() + l0, page.def.begin() + l1);
+  const uint16_t max_visible = MaxVisibleDef(page.layers);
+  int64_t n = 0;
+  uint64_t valid = 0;
+  if (page.def.empty()) {
+    n = static_cast<int64_t>(l1 - l0);
+    valid = l1 - l0;
+  } else {
+    for (uint64_t i = l0; i < l1; ++i) {
+      n += page.def[i] <= max_visible ? 1 : 0;
+      valid += page.def[i] == 0 ? 1 : 0;
+    }
+  }
+  out.values = arrow::Slice(page.values, first_value, n);
+  out.num_valid_values = valid;
+  NarrowLayers(&out);
   return out;
+}
+
+// The value index at the first level of each row in `rows` (ascending).
+std::vector<int64_t> FirstValues(const LeafPageData& page, const std::vector<uint64_t>& row_starts,
+                                 const std::vector<uint64_t>& rows) {
+  std::vector<int64_t> out;
+  const uint16_t max_visible = MaxVisibleDef(page.layers);
+  uint64_t level = 0;
+  int64_t values = 0;
+  for (uint64_t r : rows) {
+    const uint64_t to = r < row_starts.size() ? row_starts[r] : page.num_levels;
+    if (page.def.empty()) {
+      values = static_cast<int64_t>(to);
+    } else {
+      for (; level < to; ++level) values += page.def[level] <= max_visible ? 1 : 0;
+    }
+    level = to;
+    out.push_back(values);
+  }
+  return out;
+}
+
+// For each row, whether it uses a definition number of a nullable layer outside a list (the
+// levels LanceMisreadsFullZip is about).
+std::vector<bool> RowsWithOuterNulls(const LeafPageData& page,
+                                     const std::vector<uint64_t>& row_starts) {
+  const std::vector<LayerClaims> claims = ClaimsOf(page.layers);
+  std::vector<bool> outer;
+  bool outside_list = false;
+  for (size_t k = 0; k < page.layers.size(); ++k) {
+    if (IsListLayer(page.layers[k])) {
+      outside_list = true;
+    } else if (outside_list && claims[k].null != 0) {
+      if (outer.size() <= claims[k].null) outer.resize(claims[k].null + 1u, false);
+      outer[claims[k].null] = true;
+    }
+  }
+  std::vector<bool> rows(row_starts.size(), false);
+  if (page.def.empty()) return rows;
+  for (size_t r = 0; r < row_starts.size(); ++r) {
+    const uint64_t end = r + 1 < row_starts.size() ? row_starts[r + 1] : page.num_levels;
+    for (uint64_t i = row_starts[r]; i < end && !rows[r]; ++i) {
+      rows[r] = page.def[i] < outer.size() && outer[page.def[i]];
+    }
+  }
+  return rows;
+}
+
+Status EncodeInto(const LeafPageData& page, const PageEncodeOptions& options,
+                  std::vector<EncodedPage>* out) {
+  if (page.num_valid_values == 0) {
+    QV_ASSIGN_OR_RETURN(EncodedPage encoded, EncodeConstant(page));
+    out->push_back(std::move(encoded));
+    return Status::OK();
+  }
+  ValueWriter vw(*page.values, options.compress);
+  const bool wide = !page.dictionary_type && vw.MaxValueBytes() >= kFullZipMinValueBytes;
+  const bool misread = wide && LanceMisreadsFullZip(page.layers);
+  if (wide && !misread) {
+    QV_ASSIGN_OR_RETURN(EncodedPage encoded, EncodeFullZip(page, vw));
+    out->push_back(std::move(encoded));
+    return Status::OK();
+  }
+  // Mini-block; also for wide values Lance would misread in full-zip (a value per chunk when
+  // need be).
+  QV_ASSIGN_OR_RETURN(std::optional<EncodedPage> mini, EncodeMiniBlock(page, vw, options));
+  if (mini) {
+    out->push_back(std::move(*mini));
+    return Status::OK();
+  }
+  // Some value cannot have a chunk: cut the page by rows. Wide values of the misread shape go
+  // apart from the rows with outer nulls (those pages then narrow to layers Lance reads, or hold
+  // no values); otherwise in halves, which isolates long runs of invisible levels.
+  if (page.rows > 1) {
+    const std::vector<uint64_t> starts = RowStarts(page);
+    std::vector<uint64_t> cuts = {0};
+    if (misread) {
+      const std::vector<bool> outer = RowsWithOuterNulls(page, starts);
+      for (uint64_t r = 1; r < page.rows; ++r) {
+        if (outer[r] != outer[r - 1]) cuts.push_back(r);
+      }
+    }
+    if (cuts.size() == 1) cuts.push_back(page.rows / 2);
+    cuts.push_back(page.rows);
+    const std::vector<int64_t> first_values = FirstValues(page, starts, cuts);
+    for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+      QV_RETURN_IF_ERROR(
+          EncodeInto(SliceRows(page, starts, cuts[k], cuts[k + 1], first_values[k]), options, out));
+    }
+    return Status::OK();
+  }
+  // A single row with more invisible levels between two values than a chunk holds (nested
+  // lists): full-zip has no per-chunk limits. (In the misread shape LanceDB fails on it, as on
+  // its own files.)
+  if (page.dictionary_type || (!vw.variable && !vw.fsl && vw.bits == 1)) {
+    return Status::Unsupported(
+        fmt::format("a row of {} levels with runs of empty or null lists longer than a mini-block "
+                    "chunk holds, in a {} column",
+                    page.num_levels, page.dictionary_type ? "dictionary" : "boolean"));
+  }
+  QV_ASSIGN_OR_RETURN(EncodedPage encoded, EncodeFullZip(page, vw));
+  out->push_back(std::move(encoded));
+  return Status::OK();
 }
 
 }  // namespace
 
-Result<EncodedPage> EncodePage21(const LeafPageData& page, const PageEncodeOptions& options) {
-  if (page.num_valid_values == 0) return EncodeConstant(page);
-  ValueWriter vw(*page.values, options.compress);
-  if (!page.dictionary_type && vw.MaxValueBytes() >= kFullZipMinValueBytes) {
-    return EncodeFullZip(page, vw);
-  }
-  return EncodeMiniBlock(page, vw, options);
+Result<std::vector<EncodedPage>> EncodePages21(const LeafPageData& page,
+                                               const PageEncodeOptions& options) {
+  std::vector<EncodedPage> out;
+  QV_RETURN_IF_ERROR(EncodeInto(page, options, &out));
+  return out;
 }
 
 }  // namespace quiver::format::internal

@@ -1,9 +1,14 @@
-// Encoding of one 2.1 page of a leaf column (the writer's side of page21.h): picks the layout
+// Encoding of 2.1 pages of a leaf column (the writer's side of page21.h): picks the layout
 // (constant for pages without valid values, full-zip for values of 256 bytes or more, mini-block
-// otherwise, as Lance does, lance-file-format.md §6) and the compression, and produces the page's
-// buffers and PageLayout message. The byte rules of §3 and §7 hold for every page it makes:
-// chunks of at most 32 KiB with power-of-two value counts except the last, buffers under 64 KiB,
-// variable buffers padded to their offset width, levels of whole rows.
+// otherwise, as Lance does, lance-file-format.md §6) and the compression, and produces the pages'
+// buffers and PageLayout messages. The byte rules of §3 and §7 hold for every page it makes:
+// chunks of at most 32 KiB and 65,535 levels with power-of-two value counts except the last,
+// buffers under 64 KiB, variable buffers padded to their offset width, levels of whole rows.
+//
+// Any valid input is encoded: chunks shrink until they fit, and a page whose values cannot all
+// get a chunk (a run of empty or null lists longer than a chunk holds) is cut into pages by rows;
+// a single such row is written full-zip. Wide values of a shape Lance 8.0 misreads in full-zip (a
+// nullable struct outside a list) are written mini-block instead, or cut into pages that avoid it.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -27,6 +32,8 @@ struct PageEncodeOptions {
   bool compress = true;  // false: only Flat / Variable / FixedSizeList values, Flat(16) levels
 };
 
-Result<EncodedPage> EncodePage21(const LeafPageData& page, const PageEncodeOptions& options);
+// One or more pages holding `page`'s rows in order.
+Result<std::vector<EncodedPage>> EncodePages21(const LeafPageData& page,
+                                               const PageEncodeOptions& options);
 
 }  // namespace quiver::format::internal

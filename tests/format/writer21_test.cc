@@ -1,0 +1,420 @@
+// The Lance 2.1 file writer on inputs that stretch its page and chunk rules: list rows of 200,000
+// items, runs of 100,000 empty or null lists, a single row with more invisible levels than a
+// mini-block chunk can count, the full-zip shape Lance 8.0 misreads (struct{list<fsl>} with null
+// structs and null lists), and large-string dictionaries. Each file is read back through
+// quiver's reader (whole and in row ranges) and must equal what was written; the page layouts
+// are checked where the case is about them.
+#include <cstring>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "arrow/compare.h"
+#include "arrow/concatenate.h"
+#include "format/arrow_schema.h"
+#include "format/lance_file_reader.h"
+#include "format/lance_file_writer.h"
+#include "format/proto/encodings21.pb.h"
+#include "format/proto/file2.pb.h"
+#include "format_test_util.h"
+#include "store/memory_store.h"
+
+namespace quiver {
+namespace {
+
+using arrow::ArrayPtr;
+using arrow::DataType;
+
+ArrayPtr Ids(int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = i;
+  return *arrow::MakeFixedArray(DataType::Int64(), v);
+}
+
+DataType ListOf(DataType item) { return DataType::List(arrow::Field("item", std::move(item))); }
+
+// list<int32> rows: `lengths[i]` items (-1 = a null list), item k of the column = k * 3.
+ArrayPtr IntLists(const std::vector<int64_t>& lengths) {
+  std::vector<int64_t> offsets = {0};
+  std::vector<bool> valid;
+  for (int64_t len : lengths) {
+    offsets.push_back(offsets.back() + std::max<int64_t>(len, 0));
+    valid.push_back(len >= 0);
+  }
+  std::vector<int32_t> items(static_cast<size_t>(offsets.back()));
+  for (size_t k = 0; k < items.size(); ++k) items[k] = static_cast<int32_t>(k * 3);
+  auto item_array = *arrow::MakeFixedArray(DataType::Int32(), items);
+  return *arrow::MakeListArray(ListOf(DataType::Int32()), offsets, item_array, valid);
+}
+
+struct Written {
+  std::shared_ptr<ObjectStore> store;
+  std::shared_ptr<const arrow::Schema> schema;
+  std::vector<ArrayPtr> columns;
+};
+
+// Writes `columns` (named c0, c1, ...) as one file, in batches of `batch_rows`.
+Written WriteFile(std::vector<ArrayPtr> columns, const format::FileWriteOptions& options = {},
+                  int64_t batch_rows = INT64_MAX) {
+  Written w;
+  w.store = MemoryObjectStore::Create();
+  auto schema = std::make_shared<arrow::Schema>();
+  for (size_t c = 0; c < columns.size(); ++c) {
+    schema->fields.emplace_back("c" + std::to_string(c), columns[c]->type, true);
+  }
+  w.schema = schema;
+  w.columns = std::move(columns);
+  auto lance = format::FromArrowSchema(*schema);
+  EXPECT_TRUE(lance.ok()) << lance.status().ToString();
+  auto writer = format::LanceFileWriter::Open(w.store, "f.lance", *lance, options);
+  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  const int64_t n = w.columns.empty() ? 0 : w.columns[0]->length;
+  for (int64_t at = 0; at < n; at += batch_rows) {
+    arrow::RecordBatch batch;
+    batch.schema = schema;
+    batch.length = std::min(batch_rows, n - at);
+    for (const auto& c : w.columns) batch.columns.push_back(arrow::Slice(c, at, batch.length));
+    Status s = (*writer)->Write(batch);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+  auto finished = (*writer)->Finish();
+  EXPECT_TRUE(finished.ok()) << finished.status().ToString();
+  return w;
+}
+
+// Reads the file back whole and in a few row ranges, in each of `batch_sizes`; every column must
+// equal what was written.
+void ExpectReadsBack(const Written& w, std::vector<uint32_t> batch_sizes = {1, 7, 1000}) {
+  auto reader = format::LanceFileReader::Open(w.store, "f.lance");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto all = (*reader)->ReadAll();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  for (size_t c = 0; c < w.columns.size(); ++c) {
+    auto d = arrow::Diff(*all->columns[c], *w.columns[c]);
+    EXPECT_FALSE(d.has_value()) << "column " << c << ": " << *d;
+  }
+  const uint64_t n = static_cast<uint64_t>(w.columns[0]->length);
+  for (uint32_t batch_rows : batch_sizes) {
+    format::ReadRequest request;
+    request.batch_rows = batch_rows;
+    request.row_ranges = {{0, 1}, {n / 3, n / 3 + 1}, {n / 2, n}};
+    if (n < 6) request.row_ranges = {{0, n}};
+    auto stream = (*reader)->Read(request);
+    ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+    auto got = testing::CollectColumns(**stream);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    for (size_t c = 0; c < w.columns.size(); ++c) {
+      std::vector<ArrayPtr> parts;
+      for (const auto& [b, e] : request.row_ranges) {
+        parts.push_back(
+            arrow::Slice(w.columns[c], static_cast<int64_t>(b), static_cast<int64_t>(e - b)));
+      }
+      auto want = arrow::Concatenate(parts);
+      ASSERT_TRUE(want.ok());
+      auto d = arrow::Diff(*(*got)[c], **want);
+      EXPECT_FALSE(d.has_value()) << "column " << c << ", batches of " << batch_rows << ": " << *d;
+    }
+  }
+}
+
+// The PageLayout of every page of column `column` (parsed from the file's column metadata).
+std::vector<lance::encodings21::PageLayout> PageLayouts(const Written& w, size_t column) {
+  std::vector<lance::encodings21::PageLayout> out;
+  auto bytes = w.store->Get("f.lance");
+  EXPECT_TRUE(bytes.ok());
+  if (!bytes.ok()) return out;
+  const std::string& file = bytes->data;
+  auto u64 = [&](size_t at) {
+    uint64_t v;
+    std::memcpy(&v, file.data() + at, 8);
+    return v;
+  };
+  const size_t footer = file.size() - 40;
+  const uint64_t cmo = u64(footer + 8);  // footer: column metadata start, CMO table, ...
+  lance::file::v2::ColumnMetadata meta;
+  EXPECT_TRUE(meta.ParseFromArray(file.data() + u64(cmo + 16 * column),
+                                  static_cast<int>(u64(cmo + 16 * column + 8))));
+  for (const auto& page : meta.pages()) {
+    lance::file::v2::AnyBytes any;
+    EXPECT_TRUE(any.ParseFromString(page.encoding().direct().encoding()));
+    lance::encodings21::PageLayout layout;
+    EXPECT_TRUE(layout.ParseFromString(any.value()));
+    out.push_back(std::move(layout));
+  }
+  return out;
+}
+
+format::FileWriteOptions Compress(bool on) {
+  format::FileWriteOptions options;
+  options.compress = on;
+  return options;
+}
+
+// One row of 200,000 items among short, null and empty rows: its mini-block chunks hold parts
+// of the same row (rows completing in a chunk: 0).
+TEST(Writer21, ListRowOf200kItems) {
+  for (bool compress : {true, false}) {
+    SCOPED_TRACE(compress ? "compressed" : "plain");
+    const std::vector<int64_t> lengths = {2, 0, 200'000, -1, 3, 200'000, 1};
+    Written w = WriteFile({Ids(7), IntLists(lengths)}, Compress(compress));
+    ExpectReadsBack(w);
+    for (const auto& layout : PageLayouts(w, 1)) EXPECT_TRUE(layout.has_mini_block_layout());
+  }
+}
+
+// 100,000 empty, then 100,000 null lists between two values: more invisible levels than a chunk
+// counts (u16), so the page is cut by rows; pages of the run alone hold no values (constant).
+TEST(Writer21, RunsOf100kEmptyAndNullLists) {
+  for (bool compress : {true, false}) {
+    SCOPED_TRACE(compress ? "compressed" : "plain");
+    std::vector<int64_t> lengths = {2};
+    lengths.insert(lengths.end(), 100'000, 0);
+    lengths.insert(lengths.end(), 100'000, -1);
+    lengths.push_back(1);
+    lengths.insert(lengths.end(), 70'000, 0);  // trailing run after the last value
+    const int64_t n = static_cast<int64_t>(lengths.size());
+    Written w = WriteFile({Ids(n), IntLists(lengths)}, Compress(compress));
+    ExpectReadsBack(w);
+    const auto layouts = PageLayouts(w, 1);
+    EXPECT_GT(layouts.size(), 2u);
+    int constant = 0;
+    for (const auto& layout : layouts) constant += layout.has_constant_layout() ? 1 : 0;
+    EXPECT_GT(constant, 0);
+  }
+}
+
+// Every value preceded by 7 empty lists: 8 levels per value. Uncompressed levels take 4 bytes a
+// level, so chunks must shrink below the values' usual 1024 to stay within 32 KiB.
+TEST(Writer21, ManyInvisibleLevelsPerValueShrinkChunks) {
+  std::vector<int64_t> lengths;
+  for (int i = 0; i < 20'000; ++i) {
+    lengths.insert(lengths.end(), 7, i % 2 == 0 ? 0 : -1);
+    lengths.push_back(1);
+  }
+  const int64_t n = static_cast<int64_t>(lengths.size());
+  for (bool compress : {true, false}) {
+    SCOPED_TRACE(compress ? "compressed" : "plain");
+    Written w = WriteFile({Ids(n), IntLists(lengths)}, Compress(compress));
+    ExpectReadsBack(w);
+  }
+}
+
+// list<list<int32>>: one row holding 70,000 empty inner lists before its values. A row cannot be
+// split across pages and no mini-block chunk counts its levels, so that page is full-zip.
+TEST(Writer21, OneRowBeyondAChunkIsFullZip) {
+  const DataType inner = ListOf(DataType::Int32());
+  std::vector<int64_t> inner_lengths = {1, 2};  // row 0: [[0], [3, 6]]
+  inner_lengths.insert(inner_lengths.end(), 70'000, 0);
+  inner_lengths.push_back(2);  // ... then [x, y]
+  inner_lengths.push_back(-1);
+  inner_lengths.push_back(3);  // row 2: [null, [..]]
+  ArrayPtr items = IntLists(inner_lengths);
+  const int64_t m = items->length;
+  // Rows: [[0],[3,6]], [70,000 x [] then [..]], [null, [...]], null, [].
+  ArrayPtr outer = *arrow::MakeListArray(ListOf(inner), {0, 2, m - 2, m, m, m}, items,
+                                         {true, true, true, false, true});
+  for (bool compress : {true, false}) {
+    SCOPED_TRACE(compress ? "compressed" : "plain");
+    Written w = WriteFile({Ids(5), outer}, Compress(compress));
+    ExpectReadsBack(w);
+    bool full_zip = false;
+    for (const auto& layout : PageLayouts(w, 1)) full_zip |= layout.has_full_zip_layout();
+    EXPECT_TRUE(full_zip);
+  }
+}
+
+// struct{l: list<fixed_size_list<float, D>>} with null structs and null lists. Lance 8.0 cannot
+// read its own full-zip pages of this shape; quiver writes mini-block for it (D = 64), and for
+// vectors too wide for a chunk (D = 9000) cuts pages so none holds both null kinds.
+ArrayPtr StructListFsl(int64_t n, int32_t d, bool null_structs, bool null_lists) {
+  const DataType fsl = DataType::FixedSizeList(arrow::Field("item", DataType::Float32()), d);
+  const DataType list = ListOf(fsl);
+  const DataType st = DataType::Struct({arrow::Field("l", list)});
+  std::vector<bool> struct_valid, list_valid;
+  std::vector<int64_t> offsets = {0};
+  for (int64_t i = 0; i < n; ++i) {
+    struct_valid.push_back(!(null_structs && i % 11 == 5));
+    list_valid.push_back(!(null_lists && i % 13 == 8));
+    const bool has = struct_valid.back() && list_valid.back() && i % 5 != 1;
+    offsets.push_back(offsets.back() + (has ? 1 + i % 3 : 0));
+  }
+  std::vector<float> floats(static_cast<size_t>(offsets.back() * d));
+  for (size_t k = 0; k < floats.size(); ++k) floats[k] = static_cast<float>(k % 1000) / 7.0f;
+  auto vectors = *arrow::MakeFixedSizeListArray(
+      fsl, offsets.back(), *arrow::MakeFixedArray(DataType::Float32(), floats));
+  auto lists = *arrow::MakeListArray(list, offsets, vectors, list_valid);
+  return *arrow::MakeStructArray(st, n, {lists}, struct_valid);
+}
+
+TEST(Writer21, StructListFslWithBothNullKindsAvoidsFullZip) {
+  for (bool compress : {true, false}) {
+    SCOPED_TRACE(compress ? "compressed" : "plain");
+    Written w = WriteFile({Ids(1000), StructListFsl(1000, 64, true, true)}, Compress(compress));
+    ExpectReadsBack(w);
+    for (const auto& layout : PageLayouts(w, 1)) EXPECT_FALSE(layout.has_full_zip_layout());
+  }
+  // One kind of null alone: full-zip, as Lance writes it.
+  Written lists_only = WriteFile({Ids(1000), StructListFsl(1000, 64, false, true)});
+  ExpectReadsBack(lists_only);
+  for (const auto& layout : PageLayouts(lists_only, 1)) {
+    EXPECT_TRUE(layout.has_full_zip_layout());
+  }
+}
+
+TEST(Writer21, StructListWideFslWithBothNullKindsSplitsPages) {
+  Written w = WriteFile({Ids(60), StructListFsl(60, 9000, true, true)});
+  ExpectReadsBack(w);
+  const auto layouts = PageLayouts(w, 1);
+  EXPECT_GT(layouts.size(), 1u);
+  for (const auto& layout : layouts) {
+    if (!layout.has_full_zip_layout()) continue;
+    // No full-zip page has a nullable layer outside its list.
+    bool outside_list = false;
+    for (int kind : layout.full_zip_layout().layers()) {
+      if (kind == lance::encodings21::REPDEF_NULLABLE_LIST ||
+          kind == lance::encodings21::REPDEF_EMPTYABLE_LIST ||
+          kind == lance::encodings21::REPDEF_NULL_AND_EMPTY_LIST ||
+          kind == lance::encodings21::REPDEF_ALL_VALID_LIST) {
+        outside_list = true;
+      } else {
+        EXPECT_FALSE(outside_list && kind == lance::encodings21::REPDEF_NULLABLE_ITEM);
+      }
+    }
+  }
+}
+
+// A split page of fixed-size lists with item nulls, below a list (pages are slices of the page
+// the shredder made; the FixedSizeList items must follow the slice's offset).
+TEST(Writer21, SplitPagesOfFixedSizeListsKeepItems) {
+  const DataType fsl = DataType::FixedSizeList(arrow::Field("item", DataType::Int16()), 3);
+  std::vector<int64_t> offsets = {0};
+  std::vector<bool> list_valid;
+  for (int i = 0; i < 4; ++i) {  // [v, v], 70,000 x [], ... (70,000 empties after each)
+    offsets.push_back(offsets.back() + 2);
+    list_valid.push_back(true);
+    for (int k = 0; k < 70'000; ++k) {
+      offsets.push_back(offsets.back());
+      list_valid.push_back(k % 3 != 0);
+    }
+  }
+  const int64_t m = offsets.back();
+  std::vector<int16_t> items(static_cast<size_t>(m * 3));
+  std::vector<bool> item_valid(items.size());
+  for (size_t k = 0; k < items.size(); ++k) {
+    items[k] = static_cast<int16_t>(k + 1);
+    item_valid[k] = k % 4 != 2;
+  }
+  auto vectors = *arrow::MakeFixedSizeListArray(
+      fsl, m, *arrow::MakeFixedArray(DataType::Int16(), items, item_valid));
+  auto lists = *arrow::MakeListArray(ListOf(fsl), offsets, vectors, list_valid);
+  for (bool compress : {true, false}) {
+    SCOPED_TRACE(compress ? "compressed" : "plain");
+    Written w = WriteFile({Ids(lists->length), lists}, Compress(compress));
+    ExpectReadsBack(w);
+    EXPECT_GT(PageLayouts(w, 1).size(), 1u);
+  }
+}
+
+// Random list<list<int16>> and struct{list<fsl<int8, 300>>} columns with occasional long runs
+// of empty and null lists (between rows and inside one), in random batch and page sizes: every
+// cut of pages and chunks must read back.
+TEST(Writer21, RandomLongRunsReadBack) {
+  std::mt19937_64 rng(20261129);
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const int64_t rows = uniform(1, 3000);
+    const int64_t long_row = uniform(0, rows - 1);  // at least one long run per round
+    // Inner lists: mostly short, sometimes a run of empties or nulls of up to 80,000.
+    std::vector<int64_t> inner_lengths;
+    std::vector<int64_t> outer_offsets = {0};
+    std::vector<bool> outer_valid;
+    std::vector<bool> struct_valid;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t kind = uniform(0, 99);
+      outer_valid.push_back(kind >= 3);
+      struct_valid.push_back(kind < 90 || kind >= 95);
+      int64_t lists = 0;
+      if (kind >= 3) {
+        lists = uniform(0, 4);
+        if (r == long_row) lists += uniform(66'000, 80'000);  // beyond a chunk's u16 count
+        if (uniform(0, 999) == 0) lists += uniform(1000, 80'000);
+      }
+      for (int64_t k = 0; k < lists; ++k) {
+        const int64_t len = uniform(0, 9) == 0 ? -1 : uniform(0, 99) < 97 ? uniform(0, 3) : 0;
+        inner_lengths.push_back(lists > 100 && k + 1 < lists ? (k % 2 == 0 ? 0 : -1) : len);
+      }
+      outer_offsets.push_back(outer_offsets.back() + lists);
+    }
+    std::vector<int64_t> inner_offsets = {0};
+    std::vector<bool> inner_valid;
+    for (int64_t len : inner_lengths) {
+      inner_offsets.push_back(inner_offsets.back() + std::max<int64_t>(len, 0));
+      inner_valid.push_back(len >= 0);
+    }
+    std::vector<int16_t> small(static_cast<size_t>(inner_offsets.back()));
+    for (size_t k = 0; k < small.size(); ++k) small[k] = static_cast<int16_t>(k);
+    ArrayPtr inner16 =
+        *arrow::MakeListArray(ListOf(DataType::Int16()), inner_offsets,
+                              *arrow::MakeFixedArray(DataType::Int16(), small), inner_valid);
+    ArrayPtr nested =
+        *arrow::MakeListArray(ListOf(inner16->type), outer_offsets, inner16, outer_valid);
+    // struct{l: list<fsl<int8, 300>>}: the outer lists' shape again, one vector per inner list.
+    const DataType fsl = DataType::FixedSizeList(arrow::Field("item", DataType::Int8()), 300);
+    const int64_t vectors = outer_offsets.back();
+    std::vector<int8_t> bytes(static_cast<size_t>(vectors * 300));
+    for (size_t k = 0; k < bytes.size(); ++k) bytes[k] = static_cast<int8_t>(k * 7);
+    ArrayPtr fsls = *arrow::MakeFixedSizeListArray(fsl, vectors,
+                                                   *arrow::MakeFixedArray(DataType::Int8(), bytes));
+    ArrayPtr lists = *arrow::MakeListArray(ListOf(fsl), outer_offsets, fsls, outer_valid);
+    ArrayPtr st = *arrow::MakeStructArray(DataType::Struct({arrow::Field("l", lists->type)}), rows,
+                                          {lists}, struct_valid);
+    format::FileWriteOptions options;
+    options.compress = uniform(0, 1) == 0;
+    options.page_bytes = std::vector<uint64_t>{512, 64 * 1024, 8 << 20}[uniform(0, 2)];
+    Written w = WriteFile({Ids(rows), nested, st}, options, uniform(1, rows));
+    // (Comparing rows of 80,000 lists is slow: one ranged read besides the whole file.)
+    ExpectReadsBack(w, {static_cast<uint32_t>(uniform(1, 500))});
+  }
+}
+
+// Low-cardinality large_utf8 gets a dictionary with a 64-bit Variable block, as Lance 8.0 writes
+// it in 2.1; an Arrow dictionary<int32, large_utf8> column is stored the same way.
+TEST(Writer21, LargeStringDictionaries) {
+  const int64_t n = 5000;
+  std::vector<std::string> words;
+  std::vector<bool> valid;
+  std::vector<int32_t> keys;
+  for (int64_t i = 0; i < n; ++i) {
+    words.push_back(i % 4 == 3 ? "" : "word-" + std::to_string(i % 4));
+    valid.push_back(i % 7 != 3);
+    keys.push_back(static_cast<int32_t>(i % 5));
+  }
+  auto large = *arrow::MakeBinaryArray(DataType::LargeUtf8(), words, valid);
+  auto dict_values = *arrow::MakeBinaryArray(DataType::LargeUtf8(),
+                                             {"alpha", "beta", "", "gamma", std::string(40, 'x')});
+  auto dict = *arrow::MakeDictionaryArray(
+      DataType::Dictionary(arrow::TypeId::kInt32, DataType::LargeUtf8()),
+      *arrow::MakeFixedArray(DataType::Int32(), keys, valid), dict_values);
+  for (bool compress : {true, false}) {
+    SCOPED_TRACE(compress ? "compressed" : "plain");
+    Written w = WriteFile({Ids(n), large, dict}, Compress(compress));
+    ExpectReadsBack(w);
+    for (size_t column : {1u, 2u}) {
+      const bool want_dictionary = compress || column == 2;
+      for (const auto& layout : PageLayouts(w, column)) {
+        ASSERT_TRUE(layout.has_mini_block_layout());
+        const auto& mb = layout.mini_block_layout();
+        EXPECT_EQ(mb.has_dictionary(), want_dictionary) << "column " << column;
+        if (mb.has_dictionary()) {
+          EXPECT_EQ(mb.dictionary().variable().offsets().flat().bits_per_value(), 64u);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace quiver

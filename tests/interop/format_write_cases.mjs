@@ -1,0 +1,164 @@
+// Source tables that check_format_write.mjs builds itself (no LanceDB fixture): inputs that
+// stretch quiver's 2.1 writer (docs/format-plan.md, "2.1 writer gaps"). Each entry:
+//   { name, build() -> apache-arrow Table, note, import_args?: [...extra `table import` args],
+//     min_fragments?: n (fragment count not known in advance, at least n) }
+// The rows go through the same steps as the fixture tables: quiver imports them, LanceDB reads
+// them, appends and compacts, quiver exports the result.
+
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const arrow = require("apache-arrow");  // the CJS instance LanceDB shares (lib.mjs)
+
+function bitmap(valid) {
+  const n = valid.length;
+  const bm = new Uint8Array(Math.max(1, Math.ceil(n / 8)));
+  let nulls = 0;
+  for (let i = 0; i < n; i++) {
+    if (valid[i]) bm[i >> 3] |= 1 << (i & 7);
+    else nulls++;
+  }
+  return nulls ? { nullBitmap: bm, nullCount: nulls } : { nullCount: 0 };
+}
+
+function tableOf(cols, n) {
+  const fields = cols.map((c) => c.field);
+  const struct = arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children: cols.map((c) => c.data) });
+  return new arrow.Table([new arrow.RecordBatch(new arrow.Schema(fields), struct)]);
+}
+
+const idData = (n, first = 0) =>
+  arrow.makeData({ type: new arrow.Int64(), length: n, nullCount: 0, data: BigInt64Array.from({ length: n }, (_, i) => BigInt(first + i)) });
+const idCol = (n) => ({ field: new arrow.Field("id", new arrow.Int64(), false), data: idData(n) });
+
+// list<int32> rows of `lengths[i]` items (-1 = null list); item k = k * 3.
+function intLists(lengths, name = "l") {
+  const n = lengths.length;
+  const off = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) off[i + 1] = off[i] + Math.max(lengths[i], 0);
+  const m = off[n];
+  const items = arrow.makeData({ type: new arrow.Int32(), length: m, nullCount: 0, data: Int32Array.from({ length: m }, (_, k) => k * 3) });
+  const lt = new arrow.List(new arrow.Field("item", new arrow.Int32(), true));
+  const data = arrow.makeData({ type: lt, length: n, valueOffsets: off, child: items, ...bitmap(lengths.map((l) => (l >= 0 ? 1 : 0))) });
+  return { field: new arrow.Field(name, lt, true), data };
+}
+
+function largeUtf8(vals) {
+  const enc = new TextEncoder();
+  const parts = vals.map((v) => (v === null ? null : enc.encode(v)));
+  const offs = new BigInt64Array(vals.length + 1);
+  let total = 0;
+  parts.forEach((p, i) => { total += p ? p.length : 0; offs[i + 1] = BigInt(total); });
+  const bytes = new Uint8Array(total);
+  parts.forEach((p, i) => { if (p) bytes.set(p, Number(offs[i])); });
+  return arrow.makeData({ type: new arrow.LargeUtf8(), length: vals.length, valueOffsets: offs, data: bytes, ...bitmap(vals.map((v) => (v === null ? 0 : 1))) });
+}
+
+// struct{l: list<fixed_size_list<float32, D>>} with null structs (i % 11 == 5), null lists
+// (i % 13 == 8) and empty lists (i % 5 == 1).
+function structListFsl(n, D) {
+  const sv = Array.from({ length: n }, (_, i) => (i % 11 === 5 ? 0 : 1));
+  const lv = Array.from({ length: n }, (_, i) => (i % 13 === 8 ? 0 : 1));
+  const off = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) off[i + 1] = off[i] + (sv[i] && lv[i] && i % 5 !== 1 ? 1 + (i % 3) : 0);
+  const m = off[n];
+  const vals = Float32Array.from({ length: m * D }, (_, k) => (k % 1000) / 8);
+  const ft = new arrow.FixedSizeList(D, new arrow.Field("item", new arrow.Float32(), true));
+  const lt = new arrow.List(new arrow.Field("item", ft, true));
+  const st = new arrow.Struct([new arrow.Field("l", lt, true)]);
+  const fsl = arrow.makeData({ type: ft, length: m, nullCount: 0,
+    child: arrow.makeData({ type: ft.children[0].type, length: m * D, data: vals, nullCount: 0 }) });
+  const list = arrow.makeData({ type: lt, length: n, valueOffsets: off, child: fsl, ...bitmap(lv) });
+  const s = arrow.makeData({ type: st, length: n, children: [list], ...bitmap(sv) });
+  return tableOf([idCol(n), { field: new arrow.Field("s", st, true), data: s }], n);
+}
+
+export const QUIVER_WRITE_CASES = [
+  {
+    name: "qv_long_list_rows",
+    note: "list<int32> with two rows of 200,000 items: mini-block chunks inside one row",
+    build: () => tableOf([idCol(7), intLists([2, 0, 200000, -1, 3, 200000, 1])], 7),
+  },
+  {
+    name: "qv_empty_list_runs",
+    note: "list<int32>: 100,000 empty then 100,000 null lists between values, 70,000 empty at the end: pages cut by rows (constant pages for the runs)",
+    build: () => {
+      const lengths = [2, ...new Array(100000).fill(0), ...new Array(100000).fill(-1), 1, ...new Array(70000).fill(0)];
+      return tableOf([idCol(lengths.length), intLists(lengths)], lengths.length);
+    },
+  },
+  {
+    name: "qv_sparse_list_values",
+    note: "list<int32>: 70 empty or null lists before each value: bit-packed chunks shrink below 1,024 values (u16 level count)",
+    build: () => {
+      const lengths = [];
+      for (let v = 0; v < 3000; v++) {
+        for (let k = 0; k < 70; k++) lengths.push(k % 3 === 0 ? -1 : 0);
+        lengths.push(1 + (v % 2));
+      }
+      return tableOf([idCol(lengths.length), intLists(lengths)], lengths.length);
+    },
+  },
+  {
+    name: "qv_nested_list_run",
+    note: "list<list<int32>>: one row with 70,000 empty inner lists before its values: that page is full-zip",
+    build: () => {
+      const inner = intLists([1, 2, ...new Array(70000).fill(0), 2, -1, 3], "item");
+      const m = inner.data.length;
+      const lt = new arrow.List(new arrow.Field("item", inner.field.type, true));
+      const off = Int32Array.from([0, 2, m - 2, m, m, m]);
+      const data = arrow.makeData({ type: lt, length: 5, valueOffsets: off, child: inner.data, ...bitmap([1, 1, 1, 0, 1]) });
+      return tableOf([idCol(5), { field: new arrow.Field("ll", lt, true), data }], 5);
+    },
+  },
+  {
+    name: "qv_large_dictionaries",
+    note: "large_utf8 (low cardinality: dictionary with a 64-bit block, as Lance 8.0 writes in 2.1) and dictionary<int32, large_utf8>",
+    build: () => {
+      const n = 5000;
+      const valid = Array.from({ length: n }, (_, i) => (i % 7 === 3 ? 0 : 1));
+      const words = largeUtf8(Array.from({ length: n }, (_, i) => (valid[i] ? (i % 4 === 3 ? "" : `word-${i % 4}`) : null)));
+      const dt = new arrow.Dictionary(new arrow.LargeUtf8(), new arrow.Int32());
+      const dict = largeUtf8(["alpha", "beta", "", "gamma", "x".repeat(40)]);
+      const d = arrow.makeData({ type: dt, length: n, data: Int32Array.from({ length: n }, (_, i) => i % 5),
+        dictionary: arrow.makeVector(dict), ...bitmap(valid) });
+      return tableOf([idCol(n), { field: new arrow.Field("ls", new arrow.LargeUtf8(), true), data: words },
+        { field: new arrow.Field("d", dt, true), data: d }], n);
+    },
+  },
+  {
+    name: "qv_struct_list_fsl64",
+    note: "struct{list<fsl<f32,64>>} with null structs and null lists: mini-block (Lance 8.0 misreads this full-zip shape)",
+    build: () => structListFsl(1000, 64),
+  },
+  {
+    name: "qv_struct_list_fsl9000",
+    note: "struct{list<fsl<f32,9000>>} with null structs and null lists: vectors too wide for a chunk, pages cut so none holds both",
+    build: () => structListFsl(60, 9000),
+  },
+  {
+    name: "qv_max_bytes_per_file",
+    note: "20 batches of 1,000 rows imported with --max-bytes-per-file 150000: several fragments, rows in order",
+    import_args: ["--max-bytes-per-file", "150000"],
+    min_fragments: 3,
+    build: () => {
+      const fields = [new arrow.Field("id", new arrow.Int64(), false), new arrow.Field("text", new arrow.Utf8(), false)];
+      const schema = new arrow.Schema(fields);
+      const batches = [];
+      for (let b = 0; b < 20; b++) {
+        const n = 1000;
+        const text = Array.from({ length: n }, (_, i) => `row ${b * n + i} `.padEnd(100, String.fromCharCode(97 + ((b * n + i) % 26))));
+        const enc = new TextEncoder();
+        const parts = text.map((t) => enc.encode(t));
+        const offs = new Int32Array(n + 1);
+        parts.forEach((p, i) => { offs[i + 1] = offs[i] + p.length; });
+        const bytes = new Uint8Array(offs[n]);
+        parts.forEach((p, i) => bytes.set(p, offs[i]));
+        const t = arrow.makeData({ type: new arrow.Utf8(), length: n, valueOffsets: offs, data: bytes, nullCount: 0 });
+        const struct = arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children: [idData(n, b * n), t] });
+        batches.push(new arrow.RecordBatch(schema, struct));
+      }
+      return new arrow.Table(schema, batches);
+    },
+  },
+];
