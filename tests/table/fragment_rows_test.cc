@@ -7,6 +7,34 @@
 namespace quiver::table {
 namespace {
 
+format::SchemaField Field(int32_t id, std::string name, std::string type,
+                          std::vector<format::SchemaField> children = {}) {
+  format::SchemaField f;
+  f.id = id;
+  f.name = std::move(name);
+  f.logical_type = std::move(type);
+  f.children = std::move(children);
+  return f;
+}
+
+TEST(FragmentRows, CheckFileTypesComparesEveryKnownFieldId) {
+  format::Schema manifest;
+  manifest.fields = {Field(0, "id", "int64"),
+                     Field(1, "s", "struct", {Field(2, "a", "string"), Field(3, "b", "float")})};
+  format::Schema file = manifest;
+  EXPECT_TRUE(CheckFileTypes(manifest, file, "f.lance").ok());
+  // A field the manifest dropped since may stay in old files.
+  file.fields.push_back(Field(9, "gone", "binary"));
+  EXPECT_TRUE(CheckFileTypes(manifest, file, "f.lance").ok());
+  // A nested member of another type is caught, naming the file and the field.
+  file.fields[1].children[1].logical_type = "double";
+  Status s = CheckFileTypes(manifest, file, "f.lance");
+  ASSERT_EQ(s.subcode(), Subcode::kCorruption) << s.ToString();
+  EXPECT_NE(s.message().find("f.lance"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("field 3 ('b') is double in the file but float"), std::string::npos)
+      << s.message();
+}
+
 TEST(FragmentRows, SliceRowsSkipsAndTakesKeptRows) {
   const RowRanges kept = {{0, 3}, {5, 10}, {12, 13}};
   EXPECT_EQ(CountRows(kept), 9u);
