@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -78,6 +79,36 @@ std::vector<arrow::RecordBatch> WriteFile(const std::shared_ptr<ObjectStore>& st
   return batches;
 }
 
+// Opens `key` with `pool` and drains it in batches of `batch_rows`, calling check(batch, rows
+// before it) on each; returns the rows read.
+Result<int64_t> Drain(const std::shared_ptr<ObjectStore>& store, const std::string& key,
+                      arrow::MemoryPool* pool, uint32_t batch_rows,
+                      const std::function<void(const arrow::RecordBatch&, int64_t)>& check) {
+  format::FileReadOptions options;
+  options.pool = pool;
+  QV_ASSIGN_OR_RETURN(auto reader, format::LanceFileReader::Open(store, key, options));
+  format::ReadRequest request;
+  request.batch_rows = batch_rows;
+  QV_ASSIGN_OR_RETURN(auto stream, reader->Read(request));
+  int64_t rows = 0;
+  while (true) {
+    QV_ASSIGN_OR_RETURN(auto batch, stream->Next());
+    if (!batch) break;
+    check(*batch, rows);
+    rows += batch->length;
+  }
+  return rows;
+}
+
+// Checks that the vector of a batch's last row is the one written for that row.
+void ExpectLastVector(const arrow::RecordBatch& batch, int64_t first_row) {
+  const arrow::ArrayData& list = *batch.columns[2];
+  const arrow::ArrayData& items = *list.children[0];
+  const int64_t last_item = items.offset + (list.offset + list.length) * kDims - 1;
+  const float last = reinterpret_cast<const float*>(items.buffers[1]->data())[last_item];
+  EXPECT_EQ(last, static_cast<float>(first_row + batch.length - 1) + (kDims - 1) * 0.5f);
+}
+
 TEST(LanceFileReader, HeldBatchesSurvivePageBufferReuse) {
   auto store = MemoryObjectStore::Create();
   const auto written = WriteFile(store, 20000, 64 * 1024);  // ~128 vectors per page
@@ -112,28 +143,9 @@ TEST(LanceFileReader, DroppedBatchesLetPageBuffersBeReused) {
   auto store = MemoryObjectStore::Create();
   WriteFile(store, 30000, 256 * 1024);  // ~16 MB of vectors in ~64 pages
   arrow::MemoryPool pool;
-  format::FileReadOptions options;
-  options.pool = &pool;
-  auto reader = format::LanceFileReader::Open(store, "f.lance", options);
-  ASSERT_TRUE(reader.ok());
-  format::ReadRequest request;
-  request.batch_rows = 500;
-  auto stream = (*reader)->Read(request);
-  ASSERT_TRUE(stream.ok());
-  int64_t rows = 0;
-  while (true) {
-    auto batch = (*stream)->Next();
-    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-    if (!*batch) break;
-    rows += (*batch)->length;
-    // The batch's last vector matches its row id (values really came from the page).
-    const arrow::ArrayData& list = *(*batch)->columns[2];
-    const arrow::ArrayData& items = *list.children[0];
-    const int64_t last_item = items.offset + (list.offset + list.length) * kDims - 1;
-    const float last = reinterpret_cast<const float*>(items.buffers[1]->data())[last_item];
-    EXPECT_EQ(last, static_cast<float>(rows - 1) + (kDims - 1) * 0.5f);
-  }
-  EXPECT_EQ(rows, 30000);
+  auto rows = Drain(store, "f.lance", &pool, 500, ExpectLastVector);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(*rows, 30000);
   EXPECT_LT(pool.peak(), uint64_t{4} << 20) << "peak " << pool.peak();
 }
 
@@ -142,22 +154,9 @@ TEST(LanceFileReader, ScanWithinAPoolLimitAndClearErrorBelowIt) {
   WriteFile(store, 30000, 256 * 1024);
   {
     arrow::MemoryPool pool(4ull << 20);  // a quarter of the file: a few pages and a batch
-    format::FileReadOptions options;
-    options.pool = &pool;
-    auto reader = format::LanceFileReader::Open(store, "f.lance", options);
-    ASSERT_TRUE(reader.ok());
-    format::ReadRequest request;
-    request.batch_rows = 500;
-    auto stream = (*reader)->Read(request);
-    ASSERT_TRUE(stream.ok());
-    int64_t rows = 0;
-    while (true) {
-      auto batch = (*stream)->Next();
-      ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-      if (!*batch) break;
-      rows += (*batch)->length;
-    }
-    EXPECT_EQ(rows, 30000);
+    auto rows = Drain(store, "f.lance", &pool, 500, ExpectLastVector);
+    ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+    EXPECT_EQ(*rows, 30000);
     EXPECT_LE(pool.peak(), pool.limit());
   }
   {
@@ -205,32 +204,17 @@ TEST(LanceFileReader, ScansAFileFarLargerThanItsPool) {
     ASSERT_GE(written->size, target_bytes * 9 / 10);
   }
   arrow::MemoryPool pool(8ull << 20);
-  format::FileReadOptions options;
-  options.pool = &pool;
-  auto reader = format::LanceFileReader::Open(*store, "big.lance", options);
-  ASSERT_TRUE(reader.ok());
-  format::ReadRequest request;
-  request.batch_rows = 1024;
-  auto stream = (*reader)->Read(request);
-  ASSERT_TRUE(stream.ok());
-  int64_t seen = 0;
-  while (true) {
-    auto batch = (*stream)->Next();
-    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
-    if (!*batch) break;
-    const auto& ids = *(*batch)->columns[0];
-    const auto* id = reinterpret_cast<const int64_t*>(ids.buffers[1]->data()) + ids.offset;
-    ASSERT_EQ(id[0], seen);
-    ASSERT_EQ(id[ids.length - 1], seen + ids.length - 1);
-    const arrow::ArrayData& list = *(*batch)->columns[2];
-    const arrow::ArrayData& items = *list.children[0];
-    const auto* v = reinterpret_cast<const float*>(items.buffers[1]->data());
-    ASSERT_EQ(v[items.offset + list.offset * kDims + 1], static_cast<float>(seen) + 0.5f);
-    seen += (*batch)->length;
-  }
-  EXPECT_EQ(seen, rows);
+  auto seen =
+      Drain(*store, "big.lance", &pool, 1024, [](const arrow::RecordBatch& batch, int64_t first) {
+        const auto& ids = *batch.columns[0];
+        const auto* id = reinterpret_cast<const int64_t*>(ids.buffers[1]->data()) + ids.offset;
+        ASSERT_EQ(id[0], first);
+        ASSERT_EQ(id[ids.length - 1], first + ids.length - 1);
+        ExpectLastVector(batch, first);
+      });
+  ASSERT_TRUE(seen.ok()) << seen.status().ToString();
+  EXPECT_EQ(*seen, rows);
   EXPECT_LE(pool.peak(), pool.limit());
-  stream->reset();
   std::filesystem::remove_all(dir);
 }
 
