@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "format/internal/logical_types.h"
+
 namespace quiver::format {
 
 namespace {
@@ -288,9 +290,8 @@ Result<Schema> FromArrowSchema(const arrow::Schema& schema) {
 }
 
 bool IsLeaf21(const SchemaField& field) {
-  const std::string& t = field.logical_type;
-  return t != "struct" && t != "list" && t != "list.struct" && t != "large_list" &&
-         t != "large_list.struct";
+  return !internal::IsStructLogicalType(field.logical_type) &&
+         !internal::IsListLogicalType(field.logical_type);
 }
 
 void CollectLeaves21(const SchemaField& field, std::vector<std::vector<int>>* paths,

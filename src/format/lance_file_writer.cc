@@ -94,6 +94,13 @@ Status CheckNestedNulls(const arrow::Field& field, const arrow::ArrayData& array
 
 class FileWriterState {
  public:
+  FileWriterState() = default;
+  // sink20 captures `this`: a copy or a move would write through the old object.
+  FileWriterState(const FileWriterState&) = delete;
+  FileWriterState& operator=(const FileWriterState&) = delete;
+  FileWriterState(FileWriterState&&) = delete;
+  FileWriterState& operator=(FileWriterState&&) = delete;
+
   std::shared_ptr<ObjectStore> store;
   std::string key;
   Schema schema;
@@ -126,14 +133,25 @@ class FileWriterState {
     return WriteBytes(std::string(pad, '\0'));
   }
 
-  Status WritePage20(EncodedPage20&& page) {
-    auto* meta = columns[page.column].meta.add_pages();
-    for (const std::string& buffer : page.buffers) {
+  // Writes a page's buffers, each 64-byte aligned, and records where they went in `meta`.
+  Status WriteBuffers(const std::vector<std::string>& buffers,
+                      lance::file::v2::ColumnMetadata::Page* meta) {
+    for (const std::string& buffer : buffers) {
       QV_RETURN_IF_ERROR(Pad());
       meta->add_buffer_offsets(position);
       meta->add_buffer_sizes(buffer.size());
       QV_RETURN_IF_ERROR(WriteBytes(buffer));
     }
+    return Status::OK();
+  }
+
+  Status WritePage20(EncodedPage20&& page) {
+    if (page.column >= columns.size()) {
+      return Status::Internal(
+          fmt::format("a 2.0 page for column {} of {}", page.column, columns.size()));
+    }
+    auto* meta = columns[page.column].meta.add_pages();
+    QV_RETURN_IF_ERROR(WriteBuffers(page.buffers, meta));
     meta->set_length(page.rows);  // priority stays 0, as lance's 2.0 writer leaves it
     lance::file::v2::AnyBytes any;
     any.set_type_url("/lance.encodings.ArrayEncoding");
@@ -151,12 +169,7 @@ class FileWriterState {
     QV_ASSIGN_OR_RETURN(std::vector<EncodedPage> pages, EncodePages21(data, encode));
     for (const EncodedPage& page : pages) {
       auto* meta = column.meta.add_pages();
-      for (const std::string& buffer : page.buffers) {
-        QV_RETURN_IF_ERROR(Pad());
-        meta->add_buffer_offsets(position);
-        meta->add_buffer_sizes(buffer.size());
-        QV_RETURN_IF_ERROR(WriteBytes(buffer));
-      }
+      QV_RETURN_IF_ERROR(WriteBuffers(page.buffers, meta));
       meta->set_length(page.rows);
       meta->set_priority(column.rows_written);
       lance::file::v2::AnyBytes any;
@@ -177,6 +190,7 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(std::shared_ptr<O
                                                                std::string key,
                                                                const Schema& schema,
                                                                const FileWriteOptions& options) {
+  if (options.page_bytes == 0) return Status::InvalidInput("page_bytes must be > 0");
   auto state = std::make_unique<internal::FileWriterState>();
   QV_ASSIGN_OR_RETURN(state->arrow_schema, ToArrowSchema(schema));
   arrow::MemoryPool* pool = options.pool != nullptr ? options.pool : arrow::MemoryPool::Default();
@@ -217,7 +231,15 @@ uint64_t LanceFileWriter::rows_written() const { return state_ ? state_->rows : 
 
 uint64_t LanceFileWriter::bytes_written() const { return state_ ? state_->position : 0; }
 
+Status LanceFileWriter::Fail(Status status) {
+  if (state_ && state_->out) state_->out->Abort();
+  state_.reset();
+  failed_ = status;
+  return status;
+}
+
 Status LanceFileWriter::Write(const arrow::RecordBatch& batch) {
+  if (!failed_.ok()) return failed_;
   if (!state_) return Status::InvalidInput("write to a finished or aborted Lance file writer");
   auto& s = *state_;
   const auto& fields = s.arrow_schema.fields;
@@ -244,6 +266,14 @@ Status LanceFileWriter::Write(const arrow::RecordBatch& batch) {
   for (size_t i = 0; i < fields.size(); ++i) {
     QV_RETURN_IF_ERROR(internal::CheckNestedNulls(fields[i], *batch.columns[i], fields[i].name));
   }
+  // From here on columns take the rows one after another: an error leaves some with the batch
+  // and some without, so it ends the file.
+  if (Status appended = AppendChecked(batch); !appended.ok()) return Fail(std::move(appended));
+  return Status::OK();
+}
+
+Status LanceFileWriter::AppendChecked(const arrow::RecordBatch& batch) {
+  auto& s = *state_;
   if (s.v20) QV_RETURN_IF_ERROR(s.v20->Write(batch, s.sink20));
   for (auto& column : s.columns) {
     if (s.v20) break;
@@ -257,7 +287,15 @@ Status LanceFileWriter::Write(const arrow::RecordBatch& batch) {
 }
 
 Result<FileWriteResult> LanceFileWriter::Finish() {
+  if (!failed_.ok()) return failed_;
   if (!state_) return Status::InvalidInput("finish of a finished or aborted Lance file writer");
+  Result<FileWriteResult> result = FinishFile();
+  if (!result.ok()) return Fail(result.status());
+  state_.reset();
+  return result;
+}
+
+Result<FileWriteResult> LanceFileWriter::FinishFile() {
   auto& s = *state_;
   if (s.v20) QV_RETURN_IF_ERROR(s.v20->Finish(s.sink20));
   for (auto& column : s.columns) {
@@ -303,9 +341,7 @@ Result<FileWriteResult> LanceFileWriter::Finish() {
   tail.append(reinterpret_cast<const char*>(&minor), 2);
   tail += "LANC";
   QV_RETURN_IF_ERROR(s.WriteBytes(tail));
-  QV_ASSIGN_OR_RETURN(ObjectMeta meta, s.out->Finish());
   FileWriteResult result;
-  result.size = meta.size;
   result.num_rows = s.rows;
   for (const auto& f : s.schema.fields) {
     if (s.v20) {
@@ -314,11 +350,18 @@ Result<FileWriteResult> LanceFileWriter::Finish() {
       internal::CollectLeafIds(f, &result.fields);
     }
   }
+  // DataFile.fields maps fields to columns one to one: a mismatch would be a table that reads
+  // the wrong column for a field, so it stops the file before it is published.
+  if (result.fields.size() != s.columns.size()) {
+    return Status::Internal(fmt::format("{} field ids for the {} columns of {}",
+                                        result.fields.size(), s.columns.size(), s.key));
+  }
   if (s.v20) result.minor = 0;
   for (size_t i = 0; i < result.fields.size(); ++i) {
     result.column_indices.push_back(static_cast<int32_t>(i));
   }
-  state_.reset();
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta, s.out->Finish());
+  result.size = meta.size;
   return result;
 }
 

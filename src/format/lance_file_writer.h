@@ -1,10 +1,12 @@
 // Writes Lance data files (file format 2.1, or 2.0 on request) from Arrow record batches.
 //
 // Each leaf column buffers whole rows until about `page_bytes` are pending and then cuts a page;
-// pages go out through a streaming ObjectWriter as they are made, so memory is bounded by one
-// page per column whatever the file size. Finish() writes the schema (global buffer 0), the
-// column metadata, the offset tables and the footer (lance-file-format.md §1), then publishes the
-// file (nothing is visible under the key before that).
+// pages go out through a streaming ObjectWriter as they are made, so memory is bounded by about
+// one page per column whatever the file size. (A 2.1 column takes a whole batch before it checks,
+// so a batch much larger than a page is buffered whole: table::WriteData hands in parts of about
+// a page.) Finish() writes the schema (global buffer 0), the column metadata, the offset tables
+// and the footer (lance-file-format.md §1), then publishes the file (nothing is visible under the
+// key before that).
 //
 // The layouts and compressions follow what Lance 8.0 writes by default (§6), within the byte
 // rules Lance's reader checks (§3, §7): 64-byte aligned buffers, chunks of at most 32 KiB,
@@ -55,13 +57,18 @@ class LanceFileWriter {
  public:
   // `schema` holds the Lance fields (ids, logical types) the batches' columns are written as;
   // batches must carry exactly its top-level fields, in order, with matching types.
+  // InvalidInput when options.page_bytes is 0.
   static Result<std::unique_ptr<LanceFileWriter>> Open(std::shared_ptr<ObjectStore> store,
                                                        std::string key, const Schema& schema,
                                                        const FileWriteOptions& options = {});
   ~LanceFileWriter();
 
-  // InvalidInput when the batch does not match the schema (nothing is written then).
+  // InvalidInput when the batch does not match the schema: nothing is written then and the
+  // writer stays usable. Any other error (the store's, Unsupported data, ...) leaves the file
+  // half-written, so it fails the writer: the object writer is aborted (nothing becomes visible)
+  // and every later Write or Finish returns that first error.
   Status Write(const arrow::RecordBatch& batch);
+  // Writes the footer and publishes the file. An error fails the writer as in Write.
   Result<FileWriteResult> Finish();
   // Drops everything; nothing becomes visible.
   void Abort();
@@ -73,7 +80,14 @@ class LanceFileWriter {
 
  private:
   LanceFileWriter() = default;
+  // Write after its checks passed, and Finish: an error in either leaves the file half-written.
+  Status AppendChecked(const arrow::RecordBatch& batch);
+  Result<FileWriteResult> FinishFile();
+  // Aborts the object writer and keeps `status` as the answer to every later call.
+  Status Fail(Status status);
+
   std::unique_ptr<internal::FileWriterState> state_;
+  Status failed_;  // the first error that ended the file; OK while it has none
 };
 
 }  // namespace quiver::format

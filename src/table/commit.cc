@@ -40,7 +40,8 @@ Result<Transaction> TransactionOf(ObjectStore& store, const LoadedManifest& load
 }  // namespace
 
 Result<CommitResult> CommitTransaction(ObjectStore& store, Transaction txn,
-                                       const CommitOptions& options) {
+                                       const CommitOptions& options, bool* outcome_unknown) {
+  if (outcome_unknown != nullptr) *outcome_unknown = false;
   Clock* clock = options.clock != nullptr ? options.clock : Clock::Real();
   if (txn.uuid().empty()) txn.set_uuid(NewUuidV4());
   const uint64_t read_version = txn.read_version();
@@ -121,6 +122,9 @@ Result<CommitResult> CommitTransaction(ObjectStore& store, Transaction txn,
                      {{"version", version}, {"attempt", attempt}, {"txn", txn.uuid()}});
         continue;
       }
+      // Not "it exists": the store may still have created the manifest (e.g. a timeout after
+      // the write landed), so nothing this version would reference may be deleted.
+      if (outcome_unknown != nullptr) *outcome_unknown = true;
       return put.status();
     }
     WriteVersionHint(store, version);

@@ -49,7 +49,15 @@ struct CommitResult {
 // Errors: ConcurrentModification (14) for conflicts (retryable when redoing the operation on the
 // new latest version can work) and for running out of attempts; Unsupported for unknown writer
 // flags or operations quiver cannot apply; InvalidInput if read_version is not a version.
+//
+// On an error, `*outcome_unknown` (when given) says whether the version may have been committed
+// anyway: true only when the manifest's create-only put itself failed other than with
+// AlreadyExists (a timeout, an I/O error: the object may have been created before the error).
+// Every other error is known to have committed nothing, so a caller may then delete what only
+// this commit would have referenced (WriteData's data files); after an unknown outcome it must
+// not (cleanup removes them later if they are unreferenced).
 Result<CommitResult> CommitTransaction(ObjectStore& store, lance::table::Transaction txn,
-                                       const CommitOptions& options = {});
+                                       const CommitOptions& options = {},
+                                       bool* outcome_unknown = nullptr);
 
 }  // namespace quiver::table

@@ -1,5 +1,7 @@
 #include "table/write.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "arrow/compare.h"
@@ -95,19 +97,71 @@ Result<format::FileVersion> WriteFileVersion(const std::string& storage_version)
                   storage_version));
 }
 
+// The smallest page size a small max_bytes_per_file brings pages down to: below it a file would
+// be mostly page and buffer overhead (64-byte alignment, page metadata).
+constexpr uint64_t kMinPageBytes = 4 * 1024;
+
+// About how many bytes the rows of `a` hold before compression: its own rows only (a slice is
+// not charged for the whole buffers it shares), dictionaries whole. REQUIRES: `a` passed
+// Validate(full=false), which checks the first and last offsets against the child / data (the
+// file writer checks the rest).
+uint64_t ApproxBytes(const arrow::ArrayData& a) {
+  const auto length = static_cast<uint64_t>(a.length);
+  uint64_t bytes = a.null_count > 0 ? (length + 7) / 8 : 0;
+  const arrow::TypeId id = a.type.id();
+  if (id == arrow::TypeId::kNull || a.length == 0) return bytes;
+  if (id == arrow::TypeId::kStruct) {
+    for (size_t k = 0; k < a.children.size(); ++k) {
+      bytes += ApproxBytes(*arrow::StructField(a, static_cast<int>(k)));
+    }
+    return bytes;
+  }
+  if (id == arrow::TypeId::kFixedSizeList) return bytes + ApproxBytes(*arrow::StructField(a, 0));
+  if (id == arrow::TypeId::kDictionary) {
+    return bytes + length * static_cast<uint64_t>(arrow::IntegerByteWidth(a.type.index_type())) +
+           ApproxBytes(*a.dictionary);
+  }
+  if (arrow::IsBinaryLike(id) || id == arrow::TypeId::kList || id == arrow::TypeId::kLargeList) {
+    bytes += length * (arrow::IsLargeOffsets(id) ? 8 : 4);
+    const int64_t first = arrow::OffsetValue(a, 0);
+    const int64_t last = arrow::OffsetValue(a, a.length);
+    if (arrow::IsBinaryLike(id)) return bytes + static_cast<uint64_t>(last - first);
+    return bytes + ApproxBytes(*arrow::Slice(a.children[0], first, last - first));
+  }
+  return bytes + (length * static_cast<uint64_t>(arrow::BitWidth(a.type)) + 7) / 8;
+}
+
 // Writes data files from `input` until it ends; one fragment per file.
 class FragmentWriter {
  public:
   FragmentWriter(std::shared_ptr<ObjectStore> store, const format::Schema& schema,
                  const WriteOptions& options)
-      : store_(std::move(store)), schema_(schema), options_(options) {}
+      : store_(std::move(store)),
+        schema_(schema),
+        options_(options),
+        // A file can only end between pages, which are cut every page_bytes per column: pages
+        // of at most a quarter of max_bytes_per_file let a small limit be kept (the default
+        // limit is far above the default page size), down to kMinPageBytes.
+        page_bytes_(std::min(options.file.page_bytes,
+                             std::max(options.max_bytes_per_file / 4, kMinPageBytes))) {}
 
   Status Add(const arrow::RecordBatch& batch) {
+    // Parts of about a page's bytes: the byte limit is checked after each part, so a large batch
+    // is still cut into files of about max_bytes_per_file (and the file writer buffers about a
+    // part per column, not the whole batch, before it cuts pages).
+    QV_RETURN_IF_ERROR(batch.Validate(/*full=*/false));
+    uint64_t batch_bytes = 0;
+    for (const auto& c : batch.columns) batch_bytes += ApproxBytes(*c);
+    const uint64_t row_bytes =
+        batch.length > 0 ? std::max<uint64_t>(1, batch_bytes / static_cast<uint64_t>(batch.length))
+                         : 1;
+    const uint64_t part_rows = std::max<uint64_t>(1, page_bytes_ / row_bytes);
     int64_t at = 0;
     while (at < batch.length) {
       if (!writer_) QV_RETURN_IF_ERROR(OpenFile());
       const uint64_t room = options_.max_rows_per_file - writer_->rows_written();
-      const int64_t n = static_cast<int64_t>(std::min<uint64_t>(room, batch.length - at));
+      const int64_t n = static_cast<int64_t>(
+          std::min({room, part_rows, static_cast<uint64_t>(batch.length - at)}));
       arrow::RecordBatch part = batch;
       if (n != batch.length) {
         part.length = n;
@@ -116,7 +170,8 @@ class FragmentWriter {
       QV_RETURN_IF_ERROR(writer_->Write(part));
       at += n;
       // Roll over on either limit. Bytes count once pages are cut (every page_bytes per column),
-      // so a file ends up to about a page per column past max_bytes_per_file, as Lance's do.
+      // so a file ends up to about a page per column (and a part) past max_bytes_per_file, as
+      // Lance's do.
       if (writer_->rows_written() >= options_.max_rows_per_file ||
           writer_->bytes_written() >= options_.max_bytes_per_file) {
         QV_RETURN_IF_ERROR(CloseFile());
@@ -131,7 +186,8 @@ class FragmentWriter {
   }
 
   // Drops the open file and deletes the finished ones (best effort: what remains is
-  // unreferenced, and cleanup removes it later).
+  // unreferenced, and cleanup removes it later). REQUIRES: no committed manifest can reference
+  // the files (the commit failed with a known outcome, or was never tried).
   void Abort() {
     if (writer_) writer_->Abort();
     writer_.reset();
@@ -145,12 +201,8 @@ class FragmentWriter {
  private:
   Status OpenFile() {
     name_ = NewDataFileName();
-    // A file can only end between pages, which are cut every page_bytes per column: pages of at
-    // most a quarter of max_bytes_per_file let a small limit be kept (the default limit is far
-    // above the default page size).
     format::FileWriteOptions file = options_.file;
-    file.page_bytes =
-        std::min(file.page_bytes, std::max<uint64_t>(options_.max_bytes_per_file / 4, 1));
+    file.page_bytes = page_bytes_;
     QV_ASSIGN_OR_RETURN(writer_,
                         format::LanceFileWriter::Open(store_, "data/" + name_, schema_, file));
     return Status::OK();
@@ -179,6 +231,7 @@ class FragmentWriter {
   std::shared_ptr<ObjectStore> store_;
   const format::Schema& schema_;
   const WriteOptions& options_;
+  const uint64_t page_bytes_;  // the files' page size
   std::unique_ptr<format::LanceFileWriter> writer_;
   std::string name_;
   std::vector<lance::table::DataFragment> fragments_;
@@ -193,6 +246,7 @@ Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& in
   if (options.max_bytes_per_file == 0) {
     return Status::InvalidInput("max_bytes_per_file must be > 0");
   }
+  if (options.file.page_bytes == 0) return Status::InvalidInput("file.page_bytes must be > 0");
   Result<std::shared_ptr<const Dataset>> opened =
       Dataset::Open(target.root, OpenOptions{std::nullopt, std::nullopt, target.branch});
   const bool exists = opened.ok();
@@ -264,9 +318,12 @@ Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& in
   CommitOptions commit = options.commit;
   if (!storage_version.empty()) commit.new_table_storage_version = storage_version;
   // The transaction owns copies of the fragments; the writer still knows the files to delete.
-  Result<CommitResult> committed_or = CommitTransaction(*store, txn, commit);
+  bool outcome_unknown = false;
+  Result<CommitResult> committed_or = CommitTransaction(*store, txn, commit, &outcome_unknown);
   if (!committed_or.ok()) {
-    writer.Abort();
+    // Files a manifest may reference stay, whatever the error: deleting them could break a
+    // version that did commit. Cleanup removes them if it did not.
+    if (!outcome_unknown) writer.Abort();
     return committed_or.status();
   }
   CommitResult committed = std::move(committed_or).value();

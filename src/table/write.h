@@ -3,12 +3,17 @@
 // created from them.
 //
 // Input batches are split into data files of at most `max_rows_per_file` rows (and about
-// `max_bytes_per_file` bytes: a new file starts once the written pages reach it, checked after
-// each batch); each file is one fragment. Files are written before the commit;
-// if the commit fails they stay behind unreferenced, for cleanup to remove, exactly as with Rust
-// Lance. Tables keep one data file version (Lance refuses mixed versions): appends and
-// overwrites use the table's (2.0 or 2.1), new tables CommitOptions::new_table_storage_version
-// ("2.1" by default, or "2.0"); `file.version` is set from it.
+// `max_bytes_per_file` bytes: a new file starts once the written pages reach it, checked every
+// page's worth of rows, inside large batches too); each file is one fragment. Files are written
+// before the commit. If reading the input, writing or the commit fails, the files written are
+// deleted (best effort; cleanup removes what remains) — except when the commit's outcome is
+// unknown (its manifest put failed without saying whether it landed, CommitTransaction's
+// outcome_unknown): then they stay, since a committed version may reference them, and cleanup
+// removes them if none does.
+//
+// Tables keep one data file version (Lance refuses mixed versions): appends and overwrites use
+// the table's (2.0 or 2.1), new tables CommitOptions::new_table_storage_version ("2.1" by
+// default, or "2.0"); `file.version` is set from it.
 //
 // Thread-safety: reentrant; concurrent writers are arbitrated by the commit protocol (two
 // appends both succeed; an overwrite conflicts with anything committed since its read version).

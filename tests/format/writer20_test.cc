@@ -189,5 +189,71 @@ TEST(Writer20, StructHeaderIsOnePageOverManyMemberPages) {
   EXPECT_FALSE(d.has_value()) << *d;
 }
 
+// A dictionary page is cut on what it holds in memory: indices at their width plus, per
+// distinct value, its bytes twice and a lookup node (64 bytes). All-distinct values then make
+// pages of at most about page_bytes / 64 rows.
+TEST(Writer20, DictionaryPagesCountTheirLookup) {
+  const DataType type = DataType::Dictionary(arrow::TypeId::kInt32, DataType::Utf8());
+  auto schema = std::make_shared<arrow::Schema>();
+  schema->fields.emplace_back("d", type, true);
+  const int64_t n = 20'000;
+  std::vector<std::string> values;
+  std::vector<int32_t> idx;
+  std::vector<bool> valid;
+  for (int64_t i = 0; i < n; ++i) {
+    values.push_back(fmt::format("v{:06}", i));
+    idx.push_back(static_cast<int32_t>(i));
+    valid.push_back(i % 9 != 4);
+  }
+  auto column =
+      arrow::MakeDictionaryArray(type, *arrow::MakeFixedArray(DataType::Int32(), idx, valid),
+                                 *arrow::MakeBinaryArray(DataType::Utf8(), values));
+  ASSERT_TRUE(column.ok()) << column.status().ToString();
+  const uint64_t page_bytes = 64 * 1024;
+  Written w = Write20(*schema, {arrow::RecordBatch{schema, n, {*column}}}, page_bytes);
+  auto container = internal::ReadFileContainer(*w.store, "f.lance", 0);
+  ASSERT_TRUE(container.ok()) << container.status().ToString();
+  const auto& pages = (*container)->columns[0].pages;
+  EXPECT_GT(pages.size(), static_cast<size_t>(n * 64 / page_bytes) - 1);
+  for (const auto& page : pages) EXPECT_LE(page.rows, page_bytes / 64 + 64);  // + a slice
+  auto reader = LanceFileReader::Open(w.store, "f.lance");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto all = (*reader)->ReadAll();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_EQ(DictionaryStrings(*all->columns[0]), DictionaryStrings(**column));
+}
+
+// page_bytes 0 is refused; page_bytes 1 still gives pages of several rows (a slice's minimum),
+// not one page per row.
+TEST(Writer20, TinyPageBytes) {
+  auto schema = std::make_shared<arrow::Schema>();
+  schema->fields.emplace_back("v", DataType::Int64(), true);
+  auto lance = FromArrowSchema(*schema);
+  ASSERT_TRUE(lance.ok());
+  for (FileVersion version : {FileVersion::kV2_0, FileVersion::kV2_1}) {
+    FileWriteOptions options;
+    options.version = version;
+    options.page_bytes = 0;
+    auto refused = LanceFileWriter::Open(MemoryObjectStore::Create(), "f.lance", *lance, options);
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidInput) << refused.status().ToString();
+  }
+  std::vector<int64_t> v(100);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>(i);
+  auto column = arrow::MakeFixedArray(DataType::Int64(), v);
+  ASSERT_TRUE(column.ok());
+  Written w = Write20(*schema, {arrow::RecordBatch{schema, 100, {*column}}}, 1);
+  auto container = internal::ReadFileContainer(*w.store, "f.lance", 0);
+  ASSERT_TRUE(container.ok()) << container.status().ToString();
+  const auto& pages = (*container)->columns[0].pages;
+  EXPECT_LE(pages.size(), 100u / 8 + 1);
+  for (size_t p = 0; p + 1 < pages.size(); ++p) EXPECT_GE(pages[p].rows, 8u);
+  auto reader = LanceFileReader::Open(w.store, "f.lance");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto all = (*reader)->ReadAll();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  auto d = arrow::Diff(*all->columns[0], **column);
+  EXPECT_FALSE(d.has_value()) << *d;
+}
+
 }  // namespace
 }  // namespace quiver::format

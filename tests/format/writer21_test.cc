@@ -17,6 +17,7 @@
 #include "format/proto/encodings21.pb.h"
 #include "format/proto/file2.pb.h"
 #include "format_test_util.h"
+#include "store/fault_store.h"
 #include "store/memory_store.h"
 
 namespace quiver {
@@ -117,12 +118,12 @@ void ExpectReadsBack(const Written& w, std::vector<uint32_t> batch_sizes = {1, 7
   }
 }
 
-// The PageLayout of every page of column `column` (parsed from the file's column metadata).
-std::vector<lance::encodings21::PageLayout> PageLayouts(const Written& w, size_t column) {
-  std::vector<lance::encodings21::PageLayout> out;
+// The metadata of column `column` (pages with their buffer positions and encodings).
+lance::file::v2::ColumnMetadata ColumnMeta(const Written& w, size_t column) {
+  lance::file::v2::ColumnMetadata meta;
   auto bytes = w.store->Get("f.lance");
   EXPECT_TRUE(bytes.ok());
-  if (!bytes.ok()) return out;
+  if (!bytes.ok()) return meta;
   const std::string& file = bytes->data;
   auto u64 = [&](size_t at) {
     uint64_t v;
@@ -131,9 +132,15 @@ std::vector<lance::encodings21::PageLayout> PageLayouts(const Written& w, size_t
   };
   const size_t footer = file.size() - 40;
   const uint64_t cmo = u64(footer + 8);  // footer: column metadata start, CMO table, ...
-  lance::file::v2::ColumnMetadata meta;
   EXPECT_TRUE(meta.ParseFromArray(file.data() + u64(cmo + 16 * column),
                                   static_cast<int>(u64(cmo + 16 * column + 8))));
+  return meta;
+}
+
+// The PageLayout of every page of column `column` (parsed from the file's column metadata).
+std::vector<lance::encodings21::PageLayout> PageLayouts(const Written& w, size_t column) {
+  std::vector<lance::encodings21::PageLayout> out;
+  const lance::file::v2::ColumnMetadata meta = ColumnMeta(w, column);
   for (const auto& page : meta.pages()) {
     lance::file::v2::AnyBytes any;
     EXPECT_TRUE(any.ParseFromString(page.encoding().direct().encoding()));
@@ -192,10 +199,21 @@ TEST(Writer21, ManyInvisibleLevelsPerValueShrinkChunks) {
     lengths.push_back(1);
   }
   const int64_t n = static_cast<int64_t>(lengths.size());
+  const uint64_t values = 20'000, chunks_of_1024 = (values + 1023) / 1024;
   for (bool compress : {true, false}) {
     SCOPED_TRACE(compress ? "compressed" : "plain");
     Written w = WriteFile({Ids(n), IntLists(lengths)}, Compress(compress));
     ExpectReadsBack(w);
+    // One mini-block page (no cut by rows); its chunk metadata buffer holds a u16 per chunk.
+    const auto meta = ColumnMeta(w, 1);
+    ASSERT_EQ(meta.pages_size(), 1);
+    ASSERT_TRUE(PageLayouts(w, 1)[0].has_mini_block_layout());
+    const uint64_t chunks = meta.pages(0).buffer_sizes(0) / 2;
+    if (compress) {
+      EXPECT_GE(chunks, chunks_of_1024);  // compressed levels fit chunks of 1024 values
+    } else {
+      EXPECT_GT(chunks, chunks_of_1024);  // plain ones do not: the chunks shrank
+    }
   }
 }
 
@@ -266,6 +284,11 @@ TEST(Writer21, StructListWideFslWithBothNullKindsSplitsPages) {
   ExpectReadsBack(w);
   const auto layouts = PageLayouts(w, 1);
   EXPECT_GT(layouts.size(), 1u);
+  // Vectors of 36,000 bytes fit no mini-block chunk: the pages without null structs are
+  // full-zip (narrowed to layers Lance reads), the ones of null structs hold no values.
+  int full_zip = 0;
+  for (const auto& layout : layouts) full_zip += layout.has_full_zip_layout() ? 1 : 0;
+  EXPECT_GT(full_zip, 0);
   for (const auto& layout : layouts) {
     if (!layout.has_full_zip_layout()) continue;
     // No full-zip page has a nullable layer outside its list.
@@ -280,6 +303,77 @@ TEST(Writer21, StructListWideFslWithBothNullKindsSplitsPages) {
         EXPECT_FALSE(outside_list && kind == lance::encodings21::REPDEF_NULLABLE_ITEM);
       }
     }
+  }
+}
+
+// list<struct{l: list<fsl<float, 9000>>}>, one row holding a null struct and a vector: the
+// vector fits no mini-block chunk, the row cannot be cut, and full-zip of this shape is what
+// Lance 8.0 misreads. The writer refuses it (Unsupported) rather than write a file LanceDB reads
+// wrong, and the failed writer answers every later call with that error; nothing is published.
+TEST(Writer21, SingleRowOfTheMisreadShapeIsUnsupported) {
+  const DataType fsl = DataType::FixedSizeList(arrow::Field("item", DataType::Float32()), 9000);
+  const DataType inner = ListOf(fsl);
+  const DataType st = DataType::Struct({arrow::Field("l", inner)});
+  std::mt19937 rng(7);
+  std::vector<float> floats(9000);
+  for (float& f : floats) f = std::uniform_real_distribution<float>(-1, 1)(rng);
+  auto vectors =
+      *arrow::MakeFixedSizeListArray(fsl, 1, *arrow::MakeFixedArray(DataType::Float32(), floats));
+  // Structs: [null, {l: [vector]}].
+  auto lists = *arrow::MakeListArray(inner, {0, 0, 1}, vectors);
+  auto structs = *arrow::MakeStructArray(st, 2, {lists}, {false, true});
+  auto rows = *arrow::MakeListArray(ListOf(st), {0, 2}, structs);
+  for (bool compress : {true, false}) {
+    SCOPED_TRACE(compress ? "compressed" : "plain");
+    auto store = MemoryObjectStore::Create();
+    auto schema = std::make_shared<arrow::Schema>();
+    schema->fields.emplace_back("c0", rows->type, true);
+    auto lance = format::FromArrowSchema(*schema);
+    ASSERT_TRUE(lance.ok()) << lance.status().ToString();
+    auto writer = format::LanceFileWriter::Open(store, "f.lance", *lance, Compress(compress));
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    Status wrote = (*writer)->Write(arrow::RecordBatch{schema, 1, {rows}});
+    ASSERT_TRUE(wrote.ok()) << wrote.ToString();  // buffered: the page is cut at Finish
+    auto finished = (*writer)->Finish();
+    ASSERT_FALSE(finished.ok());
+    EXPECT_EQ(finished.status().code(), StatusCode::kUnsupported) << finished.status().ToString();
+    EXPECT_NE(finished.status().message().find("misreads"), std::string::npos)
+        << finished.status().ToString();
+    EXPECT_EQ((*writer)->Finish().status(), finished.status());
+    EXPECT_EQ((*writer)->Write(arrow::RecordBatch{schema, 1, {rows}}), finished.status());
+    EXPECT_TRUE(store->Head("f.lance").status().IsNotFound());
+  }
+}
+
+// A store error mid-file (an Append of a page) fails the writer for good, in 2.1 and 2.0: later
+// calls return the first error and nothing is published. A batch that does not match the schema
+// is refused without harm.
+TEST(Writer21, FailedAppendFailsTheWriter) {
+  for (format::FileVersion version : {format::FileVersion::kV2_1, format::FileVersion::kV2_0}) {
+    SCOPED_TRACE(version == format::FileVersion::kV2_1 ? "2.1" : "2.0");
+    auto memory = MemoryObjectStore::Create();
+    auto faults = std::make_shared<FaultInjectingStore>(memory);
+    auto schema = std::make_shared<arrow::Schema>();
+    schema->fields.emplace_back("c0", DataType::Int64(), true);
+    auto lance = format::FromArrowSchema(*schema);
+    ASSERT_TRUE(lance.ok());
+    format::FileWriteOptions options;
+    options.version = version;
+    options.page_bytes = 4096;
+    auto writer = format::LanceFileWriter::Open(faults, "f.lance", *lance, options);
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    arrow::RecordBatch batch{schema, 10'000, {Ids(10'000)}};
+    ASSERT_TRUE((*writer)->Write(batch).ok());
+    arrow::RecordBatch wrong{schema, 1, {IntLists({1})}};
+    EXPECT_EQ((*writer)->Write(wrong).code(), StatusCode::kInvalidInput);
+    faults->FailNthAppend(1, Status::IOError("ENOSPC"));
+    Status failed = (*writer)->Write(batch);
+    ASSERT_FALSE(failed.ok());
+    EXPECT_TRUE(failed.IsIOError()) << failed.ToString();
+    EXPECT_EQ((*writer)->Write(batch), failed);
+    EXPECT_EQ((*writer)->Finish().status(), failed);
+    EXPECT_TRUE(memory->Head("f.lance").status().IsNotFound());
+    EXPECT_EQ((*writer)->rows_written(), 0u);
   }
 }
 

@@ -8,6 +8,7 @@
 #include "arrow/concatenate.h"
 #include "format/lance_file_reader.h"
 #include "format/lance_proto.h"
+#include "store/fault_store.h"
 #include "store/memory_store.h"
 #include "table/dataset.h"
 #include "table/scan.h"
@@ -145,6 +146,84 @@ TEST(WriteData, FilesAreCutAtMaxBytesPerFile) {
   options.max_bytes_per_file = 0;
   auto refused = WriteData(CommitTarget{MemoryObjectStore::Create(), std::nullopt}, *none, options);
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidInput);
+}
+
+// The byte limit holds inside one large batch too: it is written in parts of about a page, and
+// the limit is checked after each part.
+TEST(WriteData, OneLargeBatchIsCutAtMaxBytesPerFile) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  auto stream = arrow::MakeVectorStream(IdNameSchema(), {Batch(0, 20'000)});
+  WriteOptions options;
+  options.mode = WriteMode::kCreate;
+  options.max_bytes_per_file = 32 * 1024;
+  auto written = WriteData(CommitTarget{root, std::nullopt}, *stream, options);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(written->rows, 20'000u);
+  EXPECT_GE(written->fragments, 3u);
+  auto dataset = Dataset::Open(root);
+  ASSERT_TRUE(dataset.ok()) << dataset.status().ToString();
+  const auto& fragments = (*dataset)->manifest().fragments();
+  for (int i = 0; i + 1 < fragments.size(); ++i) {
+    EXPECT_LT(fragments[i].files(0).file_size_bytes(), 2 * options.max_bytes_per_file);
+  }
+  std::vector<int64_t> want;
+  for (int64_t i = 0; i < 20'000; ++i) want.push_back(i);
+  EXPECT_EQ(ScanIds(root), want);
+}
+
+// A limit under 16 KiB does not shrink pages below 4 KiB (one row per page at worst before),
+// and a page size of 0 is refused.
+TEST(WriteData, TinyByteLimitsKeepSanePages) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  auto stream = arrow::MakeVectorStream(IdNameSchema(), {Batch(0, 2000)});
+  WriteOptions options;
+  options.mode = WriteMode::kCreate;
+  options.max_bytes_per_file = 3;
+  auto written = WriteData(CommitTarget{root, std::nullopt}, *stream, options);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_GT(written->fragments, 1u);
+  EXPECT_LT(written->fragments, 100u);  // pages of 4 KiB, not of a row
+  std::vector<int64_t> want;
+  for (int64_t i = 0; i < 2000; ++i) want.push_back(i);
+  EXPECT_EQ(ScanIds(root), want);
+
+  auto none = arrow::MakeVectorStream(IdNameSchema(), {Batch(0, 1)});
+  options.max_bytes_per_file = 1 << 20;
+  options.file.page_bytes = 0;
+  auto refused = WriteData(CommitTarget{MemoryObjectStore::Create(), std::nullopt}, *none, options);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidInput) << refused.status().ToString();
+}
+
+std::vector<std::string> DataFiles(ObjectStore& store) {
+  auto page = store.List(ListOptions{"data/", "", 1000});
+  EXPECT_TRUE(page.ok()) << page.status().ToString();
+  std::vector<std::string> keys;
+  if (page.ok()) {
+    for (const auto& o : page->objects) keys.push_back(o.key);
+  }
+  return keys;
+}
+
+// A commit that surely did not happen deletes the data files; one whose manifest put failed
+// (it may have landed: a timeout) leaves them, since a committed version may reference them.
+TEST(WriteData, FailedCommitsDeleteDataFilesOnlyWhenNothingCommitted) {
+  // Puts of a new table with one file: the file (a writer's Finish), the .txn, the manifest.
+  for (uint64_t failing_put : {2u, 3u}) {
+    SCOPED_TRACE("failing put " + std::to_string(failing_put));
+    auto memory = MemoryObjectStore::Create();
+    auto faults = std::make_shared<FaultInjectingStore>(memory);
+    faults->FailNth(StoreOp::kPut, failing_put,
+                    Status::IOError("request timed out", /*retryable=*/true));
+    auto stream = arrow::MakeVectorStream(IdNameSchema(), {Batch(0, 10)});
+    WriteOptions options;
+    options.mode = WriteMode::kCreate;
+    auto written = WriteData(CommitTarget{faults, std::nullopt}, *stream, options);
+    ASSERT_FALSE(written.ok());
+    EXPECT_TRUE(written.status().IsIOError()) << written.status().ToString();
+    EXPECT_EQ(faults->fired(), 1u);
+    const bool manifest_put_failed = failing_put == 3;
+    EXPECT_EQ(DataFiles(*memory).size(), manifest_put_failed ? 1u : 0u);
+  }
 }
 
 TEST(WriteData, MismatchedAppendChangesNothing) {

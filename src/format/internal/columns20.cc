@@ -3,20 +3,13 @@
 #include <fmt/format.h>
 
 #include "format/internal/decode20.h"
+#include "format/internal/logical_types.h"
 
 namespace quiver::format::internal {
 
 namespace {
 
 using Encoding = lance::encodings::ArrayEncoding;
-
-bool IsListType(const std::string& t) {
-  return t == "list" || t == "list.struct" || t == "large_list" || t == "large_list.struct";
-}
-
-bool IsStringType(const std::string& t) {
-  return t == "string" || t == "binary" || t == "large_string" || t == "large_binary";
-}
 
 Result<uint32_t> TakeColumn(const SchemaField& field, const FileContainer& container,
                             uint32_t* next_column) {
@@ -70,7 +63,7 @@ Result<ColumnPlan20> PlanField20(const SchemaField& field, const FileContainer& 
                                  uint32_t* next_column) {
   ColumnPlan20 plan;
   const std::string& type = field.logical_type;
-  if (type == "struct") {
+  if (IsStructLogicalType(type)) {
     QV_ASSIGN_OR_RETURN(plan.column, TakeColumn(field, container, next_column));
     QV_ASSIGN_OR_RETURN(auto first, FirstEncoding(container, plan.column));
     if (first && first->has_packed_struct()) return plan;  // one column of packed rows
@@ -83,7 +76,7 @@ Result<ColumnPlan20> PlanField20(const SchemaField& field, const FileContainer& 
     }
     return plan;
   }
-  if (IsListType(type)) {
+  if (IsListLogicalType(type)) {
     if (field.children.size() != 1) {
       return Status::Corruption(fmt::format("{}: list field '{}' has {} children", container.what,
                                             field.name, field.children.size()));
@@ -96,7 +89,7 @@ Result<ColumnPlan20> PlanField20(const SchemaField& field, const FileContainer& 
     return plan;
   }
   QV_ASSIGN_OR_RETURN(plan.column, TakeColumn(field, container, next_column));
-  if (IsStringType(type)) {
+  if (IsBinaryLogicalType(type)) {
     QV_ASSIGN_OR_RETURN(auto first, FirstEncoding(container, plan.column));
     if (first && first->has_list()) {
       // The early 2.0 form of strings: list<u8>, offsets then bytes.

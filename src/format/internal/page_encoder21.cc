@@ -1003,8 +1003,16 @@ Status EncodeInto(const LeafPageData& page, const PageEncodeOptions& options,
     return Status::OK();
   }
   // A single row with more invisible levels between two values than a chunk holds (nested
-  // lists): full-zip has no per-chunk limits. (In the misread shape LanceDB fails on it, as on
-  // its own files.)
+  // lists), or with a value wider than a chunk: full-zip has no per-chunk limits. Not in the
+  // misread shape, though: this row itself has a null at a nullable layer outside a list next to
+  // its values, and a file LanceDB reads wrong (or panics on) is worse than none.
+  if (misread) {
+    return Status::Unsupported(fmt::format(
+        "a row of {} levels that no mini-block chunk can hold (values of up to {} bytes, or a "
+        "long run of empty or null lists) and that has a null struct outside a list: Lance 8.0 "
+        "misreads such a row written full-zip, so it is not written",
+        page.num_levels, vw.MaxValueBytes()));
+  }
   if (page.dictionary_type || (!vw.variable && !vw.fsl && vw.bits == 1)) {
     return Status::Unsupported(
         fmt::format("a row of {} levels with runs of empty or null lists longer than a mini-block "

@@ -5,10 +5,13 @@
 // chunks of at most 32 KiB and 65,535 levels with power-of-two value counts except the last,
 // buffers under 64 KiB, variable buffers padded to their offset width, levels of whole rows.
 //
-// Any valid input is encoded: chunks shrink until they fit, and a page whose values cannot all
-// get a chunk (a run of empty or null lists longer than a chunk holds) is cut into pages by rows;
-// a single such row is written full-zip. Wide values of a shape Lance 8.0 misreads in full-zip (a
-// nullable struct outside a list) are written mini-block instead, or cut into pages that avoid it.
+// Chunks shrink until they fit, and a page whose values cannot all get a chunk (a run of empty or
+// null lists longer than a chunk holds, values wider than a chunk) is cut into pages by rows; a
+// single such row is written full-zip. Wide values of a shape Lance 8.0 misreads in full-zip (a
+// nullable struct outside a list) are written mini-block instead, or cut into pages that avoid
+// it. What cannot be written readably is Unsupported rather than written wrong: a single row of
+// that shape whose values still do not fit a chunk (e.g. list<struct<list<wide>>> with a null
+// struct inside the row), and a single row beyond a chunk in a dictionary or boolean column.
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -19,10 +19,6 @@ std::string Bitmap(const std::vector<uint8_t>& flags) {
   return bits;
 }
 
-bool RowValid(const arrow::ArrayData& a, int64_t i, const uint8_t* mask) {
-  return arrow::IsValid(a, i) && (mask == nullptr || mask[i] != 0);
-}
-
 }  // namespace
 
 pb20::ArrayEncoding Flat20(uint64_t bits, uint32_t buffer) {

@@ -37,6 +37,11 @@ struct PageBuffers20 {
 // column is null (2.0 stores no struct validity, so such rows are written as nulls); nullptr when
 // every struct above is valid.
 
+// Row i of `a` is valid and no struct above it is null.
+inline bool RowValid(const arrow::ArrayData& a, int64_t i, const uint8_t* mask) {
+  return arrow::IsValid(a, i) && (mask == nullptr || mask[i] != 0);
+}
+
 // Fixed-width values (integers, floats, dates, timestamps, decimals, fixed-size binary), bools,
 // the null type, and fixed-size lists of any of these (nested).
 class FixedValues20 {

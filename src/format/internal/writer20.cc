@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <string_view>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "format/arrow_schema.h"
 #include "format/internal/values20.h"
 
 namespace quiver::format::internal {
@@ -20,6 +23,10 @@ namespace {
 
 // Rows appended before a field's bytes per row are known (its first slice).
 constexpr uint64_t kProbeRows = 64;
+// The fewest rows a slice takes once bytes per row are known (unless the batch has fewer left):
+// a page may then pass page_bytes by a few rows, but a small page_bytes or wide rows do not turn
+// every row into a slice of its own (a Slice and an Append per column each).
+constexpr uint64_t kMinSliceRows = 8;
 
 // A view of `a` without its validity: a field that is not nullable never stores nulls (Arrow
 // lets a non-nullable member be null under a null struct; lance keeps the values then).
@@ -30,10 +37,6 @@ ArrayData WithoutValidity(const ArrayData& a) {
   return copy;
 }
 
-bool RowValid(const ArrayData& a, int64_t i, const uint8_t* mask) {
-  return arrow::IsValid(a, i) && (mask == nullptr || mask[i] != 0);
-}
-
 Status Emit(uint32_t column, uint64_t rows, pb20::ArrayEncoding encoding, PageBuffers20 buffers,
             const PageSink20& sink) {
   EncodedPage20 page;
@@ -42,11 +45,6 @@ Status Emit(uint32_t column, uint64_t rows, pb20::ArrayEncoding encoding, PageBu
   page.encoding = std::move(encoding);
   page.buffers = std::move(buffers.buffers);
   return sink(std::move(page));
-}
-
-bool IsStructType(const std::string& t) { return t == "struct"; }
-bool IsListType(const std::string& t) {
-  return t == "list" || t == "list.struct" || t == "large_list" || t == "large_list.struct";
 }
 
 }  // namespace
@@ -102,7 +100,7 @@ class DictionaryNode final : public WriteNode20 {
   DictionaryNode(uint32_t column, bool nullable, const DataType& type)
       : column_(column),
         nullable_(nullable),
-        index_bytes_(arrow::IntegerByteWidth(type.index_type())) {
+        index_bytes_(static_cast<size_t>(arrow::IntegerByteWidth(type.index_type()))) {
     const DataType& value = type.dictionary_value();
     binary_ = arrow::IsBinaryLike(value.id());
     if (binary_) {
@@ -111,7 +109,7 @@ class DictionaryNode final : public WriteNode20 {
       fixed_items_ = std::make_unique<FixedValues20>(value);
     }
     // Room for every index up to the type's maximum, the last one kept for the null item.
-    const int bits = index_bytes_ * 8 - (arrow::IsSignedInteger(type.index_type()) ? 1 : 0);
+    const size_t bits = index_bytes_ * 8 - (arrow::IsSignedInteger(type.index_type()) ? 1 : 0);
     max_distinct_ = bits >= 64 ? std::numeric_limits<uint64_t>::max() : (uint64_t{1} << bits) - 1;
   }
 
@@ -123,13 +121,13 @@ class DictionaryNode final : public WriteNode20 {
       const int64_t k = valid ? arrow::DictionaryIndex(a, i) : -1;
       if (valid && arrow::IsNull(dict, k)) valid = false;
       if (!valid) {
-        indices_.push_back(0);
-        valid_.push_back(0);
+        PushIndex(kNullMark);
+        ++nulls_;
         continue;
       }
       const std::string_view bytes =
           binary_ ? arrow::BinaryValue(dict, k) : arrow::FixedValue(dict, k);
-      auto it = lookup_.find(std::string(bytes));
+      auto it = lookup_.find(bytes);  // transparent: no string made per row
       if (it == lookup_.end()) {
         if (lookup_.size() >= max_distinct_) QV_RETURN_IF_ERROR(Flush(sink));
         it = lookup_.emplace(std::string(bytes), lookup_.size()).first;
@@ -140,20 +138,20 @@ class DictionaryNode final : public WriteNode20 {
         }
         item_bytes_ += bytes.size();
       }
-      indices_.push_back(it->second);
-      valid_.push_back(1);
+      PushIndex(it->second);
     }
     return Status::OK();
   }
 
+  // What the page holds in memory: the indices at their width, each item twice (the items
+  // buffer and its lookup key) and a lookup node per item.
   uint64_t buffered_bytes() const override {
-    return indices_.size() * (index_bytes_ + 1) + item_bytes_ * 2;
+    return indices_.size() + item_bytes_ * 2 + lookup_.size() * kLookupEntryBytes;
   }
 
   Status Flush(const PageSink20& sink) override {
-    const uint64_t rows = indices_.size();
-    bool need_null = rows == 0;  // lance gives an empty page one null item too
-    for (uint8_t v : valid_) need_null = need_null || v == 0;
+    const uint64_t rows = indices_.size() / index_bytes_;
+    const bool need_null = rows == 0 || nulls_ > 0;  // lance gives an empty page a null item too
     const uint64_t null_index = lookup_.size();
     if (need_null) {
       if (binary_) {
@@ -162,37 +160,63 @@ class DictionaryNode final : public WriteNode20 {
         fixed_items_->AppendNull();
       }
     }
-    std::string index_bytes(rows * static_cast<size_t>(index_bytes_), '\0');
-    for (uint64_t i = 0; i < rows; ++i) {
-      const uint64_t v = valid_[i] != 0 ? indices_[i] : null_index;
-      std::memcpy(index_bytes.data() + i * static_cast<size_t>(index_bytes_), &v,
-                  static_cast<size_t>(index_bytes_));  // little-endian: the low bytes
+    if (nulls_ > 0) {
+      // The null item's index is only known now that the page's values are.
+      for (uint64_t i = 0; i < rows; ++i) {
+        char* at = indices_.data() + i * index_bytes_;
+        uint64_t v = 0;
+        std::memcpy(&v, at, index_bytes_);
+        if (v == (kNullMark & WidthMask())) std::memcpy(at, &null_index, index_bytes_);
+      }
     }
     PageBuffers20 buffers;
     pb20::ArrayEncoding encoding;
     pb20::Dictionary* d = encoding.mutable_dictionary();
     *d->mutable_indices()->mutable_nullable()->mutable_no_nulls()->mutable_values() =
-        Flat20(static_cast<uint64_t>(index_bytes_) * 8, buffers.Add(std::move(index_bytes)));
+        Flat20(static_cast<uint64_t>(index_bytes_) * 8, buffers.Add(std::move(indices_)));
     *d->mutable_items() = binary_ ? binary_items_->Take(&buffers) : fixed_items_->Take(&buffers);
     d->set_num_dictionary_items(static_cast<uint32_t>(null_index + (need_null ? 1 : 0)));
     lookup_.clear();
     indices_.clear();
-    valid_.clear();
+    nulls_ = 0;
     item_bytes_ = 0;
     return Emit(column_, rows, std::move(encoding), std::move(buffers), sink);
   }
 
  private:
+  // Null rows hold all ones until the page is cut: no value gets that index (values stay below
+  // max_distinct_, itself at most all ones).
+  static constexpr uint64_t kNullMark = std::numeric_limits<uint64_t>::max();
+  // An unordered_map node of (string, uint64_t) with its hash and bucket slot, besides the key's
+  // bytes (counted in item_bytes_).
+  static constexpr uint64_t kLookupEntryBytes = 64;
+
+  // Lookups by string_view without building a std::string per row.
+  struct ViewHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
+  uint64_t WidthMask() const {
+    return index_bytes_ >= 8 ? std::numeric_limits<uint64_t>::max()
+                             : (uint64_t{1} << (index_bytes_ * 8)) - 1;
+  }
+  void PushIndex(uint64_t v) {
+    const size_t at = indices_.size();
+    indices_.resize(at + index_bytes_);
+    std::memcpy(indices_.data() + at, &v, index_bytes_);  // little-endian: the low bytes
+  }
+
   uint32_t column_;
   bool nullable_;
-  int index_bytes_;
+  size_t index_bytes_;
   bool binary_ = false;
   uint64_t max_distinct_ = 0;
   std::unique_ptr<BinaryValues20> binary_items_;
   std::unique_ptr<FixedValues20> fixed_items_;
-  std::unordered_map<std::string, uint64_t> lookup_;
-  std::vector<uint64_t> indices_;
-  std::vector<uint8_t> valid_;
+  std::unordered_map<std::string, uint64_t, ViewHash, std::equal_to<>> lookup_;
+  std::string indices_;  // index_bytes_ per row, little-endian
+  uint64_t nulls_ = 0;
   uint64_t item_bytes_ = 0;
 };
 
@@ -398,7 +422,7 @@ Status FileWriter20::Write(const arrow::RecordBatch& batch, const PageSink20& si
                                    : f.row_bytes;
       if (per_row > 0) {
         const uint64_t room = page_bytes_ > buffered ? page_bytes_ - buffered : 0;
-        take = std::min<uint64_t>(n - at, room / per_row + 1);
+        take = std::min<uint64_t>(n - at, std::max<uint64_t>(room / per_row + 1, kMinSliceRows));
       }
       const arrow::ArrayPtr part = take == n
                                        ? batch.columns[i]
@@ -428,7 +452,7 @@ Status FileWriter20::Finish(const PageSink20& sink) {
 
 void CollectFieldIds20(const SchemaField& field, std::vector<int32_t>* ids) {
   ids->push_back(field.id);
-  if (!IsStructType(field.logical_type) && !IsListType(field.logical_type)) return;
+  if (IsLeaf21(field)) return;  // the same fields own no child columns in 2.0 as in 2.1
   for (const auto& child : field.children) CollectFieldIds20(child, ids);
 }
 
