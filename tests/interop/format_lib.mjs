@@ -5,6 +5,19 @@
 import { createRequire } from "node:module";
 import { arrow } from "./lib.mjs";
 
+// makeData validity fields from `valid` (null = all valid; otherwise one truthy/falsy entry per
+// slot, `n` of them).
+export function toBitmap(valid, n = valid ? valid.length : 0) {
+  if (!valid) return { nullCount: 0 };
+  const bm = new Uint8Array(Math.max(1, Math.ceil(n / 8)));
+  let nulls = 0;
+  for (let i = 0; i < n; i++) {
+    if (valid[i]) bm[i >> 3] |= 1 << (i & 7);
+    else nulls++;
+  }
+  return nulls ? { nullBitmap: bm, nullCount: nulls } : { nullCount: 0 };
+}
+
 // apache-arrow 18's IPC writer emits a 0-byte values buffer for a Bool array whose values are all
 // null (assembleBoolVector's "fastest path"); arrow-rs, and so LanceDB, rejects that ("Need at
 // least N bytes for bitmap in buffers[0] in array of type Boolean"). Write the (all-zero) bitmap

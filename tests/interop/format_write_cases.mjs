@@ -6,20 +6,11 @@
 // them, appends and compacts, quiver exports the result.
 
 import { createRequire } from "node:module";
+import { toBitmap } from "./format_lib.mjs";
 
 const require = createRequire(import.meta.url);
 const arrow = require("apache-arrow");  // the CJS instance LanceDB shares (lib.mjs)
 
-function bitmap(valid) {
-  const n = valid.length;
-  const bm = new Uint8Array(Math.max(1, Math.ceil(n / 8)));
-  let nulls = 0;
-  for (let i = 0; i < n; i++) {
-    if (valid[i]) bm[i >> 3] |= 1 << (i & 7);
-    else nulls++;
-  }
-  return nulls ? { nullBitmap: bm, nullCount: nulls } : { nullCount: 0 };
-}
 
 function tableOf(cols, n) {
   const fields = cols.map((c) => c.field);
@@ -39,7 +30,7 @@ function intLists(lengths, name = "l") {
   const m = off[n];
   const items = arrow.makeData({ type: new arrow.Int32(), length: m, nullCount: 0, data: Int32Array.from({ length: m }, (_, k) => k * 3) });
   const lt = new arrow.List(new arrow.Field("item", new arrow.Int32(), true));
-  const data = arrow.makeData({ type: lt, length: n, valueOffsets: off, child: items, ...bitmap(lengths.map((l) => (l >= 0 ? 1 : 0))) });
+  const data = arrow.makeData({ type: lt, length: n, valueOffsets: off, child: items, ...toBitmap(lengths.map((l) => (l >= 0 ? 1 : 0))) });
   return { field: new arrow.Field(name, lt, true), data };
 }
 
@@ -51,7 +42,7 @@ function largeUtf8(vals) {
   parts.forEach((p, i) => { total += p ? p.length : 0; offs[i + 1] = BigInt(total); });
   const bytes = new Uint8Array(total);
   parts.forEach((p, i) => { if (p) bytes.set(p, Number(offs[i])); });
-  return arrow.makeData({ type: new arrow.LargeUtf8(), length: vals.length, valueOffsets: offs, data: bytes, ...bitmap(vals.map((v) => (v === null ? 0 : 1))) });
+  return arrow.makeData({ type: new arrow.LargeUtf8(), length: vals.length, valueOffsets: offs, data: bytes, ...toBitmap(vals.map((v) => (v === null ? 0 : 1))) });
 }
 
 // struct{l: list<fixed_size_list<float32, D>>} with null structs (i % 11 == 5), null lists
@@ -68,8 +59,8 @@ function structListFsl(n, D) {
   const st = new arrow.Struct([new arrow.Field("l", lt, true)]);
   const fsl = arrow.makeData({ type: ft, length: m, nullCount: 0,
     child: arrow.makeData({ type: ft.children[0].type, length: m * D, data: vals, nullCount: 0 }) });
-  const list = arrow.makeData({ type: lt, length: n, valueOffsets: off, child: fsl, ...bitmap(lv) });
-  const s = arrow.makeData({ type: st, length: n, children: [list], ...bitmap(sv) });
+  const list = arrow.makeData({ type: lt, length: n, valueOffsets: off, child: fsl, ...toBitmap(lv) });
+  const s = arrow.makeData({ type: st, length: n, children: [list], ...toBitmap(sv) });
   return tableOf([idCol(n), { field: new arrow.Field("s", st, true), data: s }], n);
 }
 
@@ -107,7 +98,7 @@ export const QUIVER_WRITE_CASES = [
       const m = inner.data.length;
       const lt = new arrow.List(new arrow.Field("item", inner.field.type, true));
       const off = Int32Array.from([0, 2, m - 2, m, m, m]);
-      const data = arrow.makeData({ type: lt, length: 5, valueOffsets: off, child: inner.data, ...bitmap([1, 1, 1, 0, 1]) });
+      const data = arrow.makeData({ type: lt, length: 5, valueOffsets: off, child: inner.data, ...toBitmap([1, 1, 1, 0, 1]) });
       return tableOf([idCol(5), { field: new arrow.Field("ll", lt, true), data }], 5);
     },
   },
@@ -121,7 +112,7 @@ export const QUIVER_WRITE_CASES = [
       const dt = new arrow.Dictionary(new arrow.LargeUtf8(), new arrow.Int32());
       const dict = largeUtf8(["alpha", "beta", "", "gamma", "x".repeat(40)]);
       const d = arrow.makeData({ type: dt, length: n, data: Int32Array.from({ length: n }, (_, i) => i % 5),
-        dictionary: arrow.makeVector(dict), ...bitmap(valid) });
+        dictionary: arrow.makeVector(dict), ...toBitmap(valid) });
       return tableOf([idCol(n), { field: new arrow.Field("ls", new arrow.LargeUtf8(), true), data: words },
         { field: new arrow.Field("d", dt, true), data: d }], n);
     },

@@ -95,7 +95,7 @@ if (ifStale && !only && fs.existsSync(path.join(OUT, "expected.json")) && fs.exi
 }
 
 const { lancedb, arrow, VERSIONS, mulberry32, lanceFileVersion, listFiles } = await import("./lib.mjs");
-const { patchAllNullBoolWriter, readBack } = await import("./format_lib.mjs");
+const { patchAllNullBoolWriter, readBack, toBitmap } = await import("./format_lib.mjs");
 
 // The all-null Bool IPC writer fix (format_lib.mjs): applies to the buffers LanceDB receives and to
 // expected/*.arrow alike.
@@ -121,17 +121,6 @@ function randU64(rnd) {
 }
 const I64_MIN = -(2n ** 63n), I64_MAX = 2n ** 63n - 1n, U64_MAX = 2n ** 64n - 1n;
 
-// Validity: null = all valid; otherwise Uint8Array of 0/1 per slot.
-function toBitmap(valid, n) {
-  if (!valid) return { nullCount: 0 };
-  const bm = new Uint8Array(Math.max(1, Math.ceil(n / 8)));
-  let nulls = 0;
-  for (let i = 0; i < n; i++) {
-    if (valid[i]) bm[i >> 3] |= 1 << (i & 7);
-    else nulls++;
-  }
-  return nulls ? { nullBitmap: bm, nullCount: nulls } : { nullCount: 0 };
-}
 const isValid = (valid, i) => !valid || valid[i] === 1;
 
 // ---------------------------------------------------------------------------------------------
