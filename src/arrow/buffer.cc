@@ -30,8 +30,8 @@ Result<uint8_t*> MemoryPool::Allocate(uint64_t size) {
   if (limit_ != 0 && now > limit_) {
     allocated_.fetch_sub(rounded, std::memory_order_relaxed);
     return Status::ServiceUnavailable("memory limit of " + std::to_string(limit_) +
-                                " bytes exceeded (allocating " + std::to_string(rounded) +
-                                " with " + std::to_string(now - rounded) + " in use)");
+                                      " bytes exceeded (allocating " + std::to_string(rounded) +
+                                      " with " + std::to_string(now - rounded) + " in use)");
   }
   void* p = std::aligned_alloc(kBufferAlignment, rounded);
   if (p == nullptr) {

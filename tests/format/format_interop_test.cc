@@ -1,6 +1,7 @@
 // Reads every table LanceDB 0.31 wrote in tests/interop/make_format_fixtures.mjs through quiver's
 // own Lance reader (table::Scan over LanceFileReader) and compares it, column by column and row by
 // row, with the Arrow IPC file of the data LanceDB was given (docs/format-fixtures.md).
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -74,12 +75,25 @@ TEST(FormatInterop, EveryTableReadsLikeLanceDB) {
   if (dir.empty()) GTEST_SKIP() << "QUIVER_FORMAT_FIXTURES not set or not generated (needs node)";
   const nlohmann::json expected =
       nlohmann::json::parse(testing::Slurp(fs::path(dir) / "expected.json"));
-  int checked = 0;
+  // Sanitizer builds skip the matrix's 100,000-row tier (QUIVER_FORMAT_SKIP_BIG_TIER): reading
+  // it under ASan takes minutes and adds size, not code paths (the 100,000-row `encodings` table,
+  // with every encoding and multi-page lists, is still read); the release run reads every table.
+#ifdef QUIVER_FORMAT_SKIP_BIG_TIER
+  const bool skip_big_tier = true;
+#else
+  const bool skip_big_tier = false;
+#endif
+  int checked = 0, skipped = 0;
   for (const auto& [name, table] : expected["tables"].items()) {
+    if (skip_big_tier && name.rfind("m_r100000_", 0) == 0) {
+      ++skipped;
+      continue;
+    }
     CheckTable(dir, name, table);
     ++checked;
   }
-  EXPECT_GE(checked, 30);
+  if (skipped > 0) std::printf("skipped the %d tables of the 100,000-row tier\n", skipped);
+  EXPECT_GE(checked, 24);
 }
 
 void CheckTable(const std::string& dir, const std::string& name, const nlohmann::json& table) {

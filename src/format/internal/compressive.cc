@@ -392,7 +392,7 @@ Status DecodeLevels(const CompressiveEncoding& encoding, std::string_view buffer
       if (buffer.size() < 2 * n) return Short("levels", 2 * n, buffer.size());
       const size_t start = out->size();
       out->resize(start + n);
-      std::memcpy(out->data() + start, buffer.data(), 2 * n);
+      if (n > 0) std::memcpy(out->data() + start, buffer.data(), 2 * n);  // data() may be null
       return Status::OK();
     }
     case CompressiveEncoding::kInlineBitpacking: {
