@@ -15,22 +15,14 @@
 #include <vector>
 
 #include "arrow/buffer.h"
+#include "must.h"
 
 namespace quiver::arrow {
 namespace {
 
 __extension__ typedef __int128 Int128;
 
-// Builders used as fixtures must succeed; a failure is reported and the test binary stops (a
-// null array would only crash later, further from the cause).
-template <typename T>
-T Must(Result<T> r) {
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().ToString();
-    std::abort();
-  }
-  return std::move(r).value();
-}
+using testing::Must;
 
 std::shared_ptr<ArrayData> Copy(const ArrayPtr& a) { return std::make_shared<ArrayData>(*a); }
 

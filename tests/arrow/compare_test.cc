@@ -10,19 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "must.h"
+
 namespace quiver::arrow {
 namespace {
 
 __extension__ typedef __int128 Int128;
 
-template <typename T>
-T Must(Result<T> r) {
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().ToString();
-    std::abort();
-  }
-  return std::move(r).value();
-}
+using testing::Must;
 
 ArrayPtr Ints(std::vector<int32_t> v, std::vector<bool> valid = {}) {
   return Must(MakeFixedArray<int32_t>(DataType::Int32(), v, valid));

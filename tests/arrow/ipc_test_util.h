@@ -17,6 +17,7 @@
 #include "arrow/array.h"
 #include "arrow/record_batch.h"
 #include "arrow/type.h"
+#include "must.h"
 
 namespace quiver::arrow::testing {
 
@@ -53,16 +54,5 @@ std::shared_ptr<const Schema> EveryTypeSchema();
 
 // The same batch with every column sliced to rows [offset, offset + length).
 RecordBatch SliceBatch(const RecordBatch& batch, int64_t offset, int64_t length);
-
-// Aborts the test binary when a builder used as a fixture fails (a null array would only crash
-// later, further from the cause).
-template <typename T>
-T Must(Result<T> r) {
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().ToString();
-    std::abort();
-  }
-  return std::move(r).value();
-}
 
 }  // namespace quiver::arrow::testing

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/base64.h"
+#include "must.h"
 
 namespace quiver::arrow {
 namespace {
@@ -23,14 +24,7 @@ namespace {
 __extension__ typedef __int128 Int128;
 __extension__ typedef unsigned __int128 UInt128;
 
-template <typename T>
-T Must(Result<T> r) {
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().ToString();
-    std::abort();
-  }
-  return std::move(r).value();
-}
+using testing::Must;
 
 // The JSON of each row of a one-column array.
 template <typename T>
