@@ -16,6 +16,7 @@
 #include <string>
 
 #include "store/object_store.h"
+#include "store/store_wrapper.h"
 
 namespace quiver {
 
@@ -34,33 +35,18 @@ struct StoreCounts {
   std::string ToString() const;
 };
 
-class CountingStore final : public ObjectStore {
+class CountingStore final : public StoreWrapper {
  public:
-  explicit CountingStore(std::shared_ptr<ObjectStore> inner) : inner_(std::move(inner)) {}
+  explicit CountingStore(std::shared_ptr<ObjectStore> inner)
+      : StoreWrapper(std::move(inner), "counting") {}
 
   StoreCounts Snapshot() const;
   void Reset();
 
-  Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
-  Status ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) override;
-  Result<ObjectMeta> Head(std::string_view key) override;
-  Result<ObjectMeta> Put(std::string_view key, std::string_view data,
-                         const PutOptions& options = {}) override;
-  Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view key,
-                                                   const PutOptions& options = {}) override;
-  Status Delete(std::string_view key) override;
-  Result<ListPage> List(const ListOptions& options) override;
-  Status Copy(std::string_view src, std::string_view dst) override;
-  Result<SweepReport> Sweep(Duration min_age) override;
-  std::string Describe() const override;
-  std::string ExternalPath(std::string_view key) const override;
+ protected:
+  void AfterRequest(StoreOp op, const PutOptions* put, const Status& status) override;
 
  private:
-  class Writer;
-  void Count(StoreOp op, const Status& status);
-  void CountPut(PutMode mode, const Status& status);
-
-  std::shared_ptr<ObjectStore> inner_;
   std::array<std::atomic<uint64_t>, kNumStoreOps> calls_{};
   std::array<std::atomic<uint64_t>, kNumStoreOps> errors_{};
   std::array<std::atomic<uint64_t>, 3> puts_by_mode_{};

@@ -14,20 +14,11 @@ Status InjectedCrash() {
                 Subcode::kInjected);
 }
 
-// Runs `call` (the inner put or writer Finish) so that the crash rule's sync point fires in it.
-template <typename Call>
-auto RunCrashing(Call&& call) {
-  t_crash_this_put = true;
-  auto result = call();
-  t_crash_this_put = false;
-  return result;
-}
-
 }  // namespace
 
 FaultInjectingStore::FaultInjectingStore(std::shared_ptr<ObjectStore> inner,
                                          SyncPoints* inner_points)
-    : inner_(std::move(inner)), inner_points_(inner_points) {
+    : StoreWrapper(std::move(inner), "faults"), inner_points_(inner_points) {
   if (inner_points_ != nullptr) {
     inner_points_->Set(store_points::kPutBeforePublish, [](std::string_view) {
       return t_crash_this_put ? InjectedCrash() : Status::OK();
@@ -79,10 +70,6 @@ uint64_t FaultInjectingStore::fired() const {
   return fired_;
 }
 
-Status FaultInjectingStore::Before(StoreOp op, bool* crash) {
-  return BeforeTarget(static_cast<int>(op), crash);
-}
-
 Status FaultInjectingStore::BeforeTarget(int target, bool* crash) {
   Action action;
   {
@@ -112,88 +99,20 @@ Status FaultInjectingStore::BeforeTarget(int target, bool* crash) {
   return Status::OK();
 }
 
-Result<GetResult> FaultInjectingStore::Get(std::string_view key, std::optional<ByteRange> range) {
-  QV_RETURN_IF_ERROR(Before(StoreOp::kGet));
-  return inner_->Get(key, range);
-}
-
-Result<ObjectMeta> FaultInjectingStore::Head(std::string_view key) {
-  QV_RETURN_IF_ERROR(Before(StoreOp::kHead));
-  return inner_->Head(key);
-}
-
-Status FaultInjectingStore::ReadAt(std::string_view key, uint64_t offset,
-                                   std::span<std::byte> dst) {
-  QV_RETURN_IF_ERROR(Before(StoreOp::kReadAt));
-  return inner_->ReadAt(key, offset, dst);
-}
-
-Result<ObjectMeta> FaultInjectingStore::Put(std::string_view key, std::string_view data,
-                                            const PutOptions& options) {
+// A put that must crash runs with t_crash_this_put set, from here (the request is forwarded on
+// this thread right after) to AfterRequest, so that the sync point fires inside the inner put or
+// writer Finish.
+Status FaultInjectingStore::BeforeRequest(StoreOp op, const PutOptions*) {
   bool crash = false;
-  QV_RETURN_IF_ERROR(Before(StoreOp::kPut, &crash));
-  if (!crash) return inner_->Put(key, data, options);
-  return RunCrashing([&] { return inner_->Put(key, data, options); });
+  QV_RETURN_IF_ERROR(BeforeTarget(static_cast<int>(op), &crash));
+  if (crash) t_crash_this_put = true;
+  return Status::OK();
 }
 
-// Appends pass the append rules; Finish passes the put rules.
-class FaultInjectingStore::Writer final : public ForwardingWriter {
- public:
-  Writer(FaultInjectingStore* store, std::string key, std::unique_ptr<ObjectWriter> inner)
-      : ForwardingWriter(std::move(key), std::move(inner)), store_(store) {}
-
- protected:
-  Status AppendImpl(std::string_view bytes) override {
-    QV_RETURN_IF_ERROR(store_->BeforeTarget(kAppendTarget, nullptr));
-    return ForwardingWriter::AppendImpl(bytes);
-  }
-  Result<ObjectMeta> FinishImpl() override {
-    bool crash = false;
-    if (Status s = store_->Before(StoreOp::kPut, &crash); !s.ok()) {
-      // The injected failure happens before the inner store publishes anything; its temp data
-      // goes now, as after any failed Finish.
-      inner().Abort();
-      return s;
-    }
-    if (!crash) return ForwardingWriter::FinishImpl();
-    return RunCrashing([&] { return ForwardingWriter::FinishImpl(); });
-  }
-
- private:
-  FaultInjectingStore* store_;
-};
-
-Result<std::unique_ptr<ObjectWriter>> FaultInjectingStore::OpenWriter(std::string_view key,
-                                                                      const PutOptions& options) {
-  QV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> inner, inner_->OpenWriter(key, options));
-  return std::unique_ptr<ObjectWriter>(
-      std::make_unique<Writer>(this, std::string(key), std::move(inner)));
+void FaultInjectingStore::AfterRequest(StoreOp, const PutOptions*, const Status&) {
+  t_crash_this_put = false;
 }
 
-Status FaultInjectingStore::Delete(std::string_view key) {
-  QV_RETURN_IF_ERROR(Before(StoreOp::kDelete));
-  return inner_->Delete(key);
-}
-
-Result<ListPage> FaultInjectingStore::List(const ListOptions& options) {
-  QV_RETURN_IF_ERROR(Before(StoreOp::kList));
-  return inner_->List(options);
-}
-
-Status FaultInjectingStore::Copy(std::string_view src, std::string_view dst) {
-  QV_RETURN_IF_ERROR(Before(StoreOp::kCopy));
-  return inner_->Copy(src, dst);
-}
-
-Result<SweepReport> FaultInjectingStore::Sweep(Duration min_age) {
-  QV_RETURN_IF_ERROR(Before(StoreOp::kSweep));
-  return inner_->Sweep(min_age);
-}
-
-std::string FaultInjectingStore::Describe() const { return "faults+" + inner_->Describe(); }
-
-std::string FaultInjectingStore::ExternalPath(std::string_view key) const {
-  return inner_->ExternalPath(key);
-}
+Status FaultInjectingStore::BeforeAppend() { return BeforeTarget(kAppendTarget, nullptr); }
 
 }  // namespace quiver

@@ -28,10 +28,11 @@
 
 #include "common/sync_point.h"
 #include "store/object_store.h"
+#include "store/store_wrapper.h"
 
 namespace quiver {
 
-class FaultInjectingStore final : public ObjectStore {
+class FaultInjectingStore final : public StoreWrapper {
  public:
   explicit FaultInjectingStore(std::shared_ptr<ObjectStore> inner,
                                SyncPoints* inner_points = nullptr);
@@ -47,22 +48,12 @@ class FaultInjectingStore final : public ObjectStore {
   // How many faults have fired so far.
   uint64_t fired() const;
 
-  Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
-  Status ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) override;
-  Result<ObjectMeta> Head(std::string_view key) override;
-  Result<ObjectMeta> Put(std::string_view key, std::string_view data,
-                         const PutOptions& options = {}) override;
-  Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view key,
-                                                   const PutOptions& options = {}) override;
-  Status Delete(std::string_view key) override;
-  Result<ListPage> List(const ListOptions& options) override;
-  Status Copy(std::string_view src, std::string_view dst) override;
-  Result<SweepReport> Sweep(Duration min_age) override;
-  std::string Describe() const override;
-  std::string ExternalPath(std::string_view key) const override;
+ protected:
+  Status BeforeRequest(StoreOp op, const PutOptions* put) override;
+  void AfterRequest(StoreOp op, const PutOptions* put, const Status& status) override;
+  Status BeforeAppend() override;
 
  private:
-  class Writer;
   enum class Kind { kFail, kPause, kCrash };
   // What a rule counts: a StoreOp's value, or kAppendTarget for writer appends.
   static constexpr int kAppendTarget = kNumStoreOps;
@@ -85,10 +76,8 @@ class FaultInjectingStore final : public ObjectStore {
   void Arm(Rule rule);
   // Decides what happens to this call: fail now (returns the status), wait at a gate (done here),
   // or crash (sets *crash). OK = forward normally.
-  Status Before(StoreOp op, bool* crash = nullptr);
   Status BeforeTarget(int target, bool* crash);
 
-  std::shared_ptr<ObjectStore> inner_;
   SyncPoints* inner_points_;
   mutable std::mutex mu_;
   std::vector<Rule> rules_;

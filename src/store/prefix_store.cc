@@ -1,7 +1,5 @@
 #include "store/prefix_store.h"
 
-#include <fmt/format.h>
-
 #include "store/key.h"
 
 namespace quiver {
@@ -25,19 +23,19 @@ void PrefixStore::Strip(ObjectMeta& meta) const {
 
 Result<GetResult> PrefixStore::Get(std::string_view key, std::optional<ByteRange> range) {
   QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
-  QV_ASSIGN_OR_RETURN(GetResult result, inner_->Get(inner_key, range));
+  QV_ASSIGN_OR_RETURN(GetResult result, target()->Get(inner_key, range));
   Strip(result.meta);
   return result;
 }
 
 Status PrefixStore::ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) {
   QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
-  return inner_->ReadAt(inner_key, offset, dst);
+  return target()->ReadAt(inner_key, offset, dst);
 }
 
 Result<ObjectMeta> PrefixStore::Head(std::string_view key) {
   QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
-  QV_ASSIGN_OR_RETURN(ObjectMeta meta, inner_->Head(inner_key));
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta, target()->Head(inner_key));
   Strip(meta);
   return meta;
 }
@@ -45,7 +43,7 @@ Result<ObjectMeta> PrefixStore::Head(std::string_view key) {
 Result<ObjectMeta> PrefixStore::Put(std::string_view key, std::string_view data,
                                     const PutOptions& options) {
   QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
-  QV_ASSIGN_OR_RETURN(ObjectMeta meta, inner_->Put(inner_key, data, options));
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta, target()->Put(inner_key, data, options));
   Strip(meta);
   return meta;
 }
@@ -70,14 +68,15 @@ class PrefixStore::Writer final : public ForwardingWriter {
 Result<std::unique_ptr<ObjectWriter>> PrefixStore::OpenWriter(std::string_view key,
                                                               const PutOptions& options) {
   QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
-  QV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> inner, inner_->OpenWriter(inner_key, options));
+  QV_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> inner,
+                      target()->OpenWriter(inner_key, options));
   return std::unique_ptr<ObjectWriter>(
       std::make_unique<Writer>(this, std::string(key), std::move(inner)));
 }
 
 Status PrefixStore::Delete(std::string_view key) {
   QV_ASSIGN_OR_RETURN(std::string inner_key, Inner(key));
-  return inner_->Delete(inner_key);
+  return target()->Delete(inner_key);
 }
 
 Result<ListPage> PrefixStore::List(const ListOptions& options) {
@@ -87,7 +86,7 @@ Result<ListPage> PrefixStore::List(const ListOptions& options) {
   // Keys below the prefix all start with prefix_; a start_after that sorts before them all means
   // "from the start".
   inner.start_after = options.start_after.empty() ? "" : prefix_ + options.start_after;
-  QV_ASSIGN_OR_RETURN(ListPage page, inner_->List(inner));
+  QV_ASSIGN_OR_RETURN(ListPage page, target()->List(inner));
   for (ObjectMeta& meta : page.objects) Strip(meta);
   return page;
 }
@@ -95,20 +94,14 @@ Result<ListPage> PrefixStore::List(const ListOptions& options) {
 Status PrefixStore::Copy(std::string_view src, std::string_view dst) {
   QV_ASSIGN_OR_RETURN(std::string inner_src, Inner(src));
   QV_ASSIGN_OR_RETURN(std::string inner_dst, Inner(dst));
-  return inner_->Copy(inner_src, inner_dst);
-}
-
-Result<SweepReport> PrefixStore::Sweep(Duration min_age) { return inner_->Sweep(min_age); }
-
-std::string PrefixStore::Describe() const {
-  return fmt::format("prefix({})+{}", prefix_, inner_->Describe());
+  return target()->Copy(inner_src, inner_dst);
 }
 
 std::string PrefixStore::ExternalPath(std::string_view key) const {
   // prefix_ ends with '/'; the root itself is named without it.
   std::string inner_key =
       key.empty() ? prefix_.substr(0, prefix_.size() - 1) : prefix_ + std::string(key);
-  return inner_->ExternalPath(inner_key);
+  return target()->ExternalPath(inner_key);
 }
 
 }  // namespace quiver

@@ -10,10 +10,11 @@
 #include <string>
 
 #include "store/object_store.h"
+#include "store/store_wrapper.h"
 
 namespace quiver {
 
-class PrefixStore final : public ObjectStore {
+class PrefixStore final : public StoreWrapper {
  public:
   // `prefix` is a valid key (no trailing '/'); InvalidInput otherwise.
   static Result<std::shared_ptr<PrefixStore>> Make(std::shared_ptr<ObjectStore> inner,
@@ -29,18 +30,15 @@ class PrefixStore final : public ObjectStore {
   Status Delete(std::string_view key) override;
   Result<ListPage> List(const ListOptions& options) override;
   Status Copy(std::string_view src, std::string_view dst) override;
-  Result<SweepReport> Sweep(Duration min_age) override;
-  std::string Describe() const override;
   std::string ExternalPath(std::string_view key) const override;
 
  private:
   PrefixStore(std::shared_ptr<ObjectStore> inner, std::string prefix)
-      : inner_(std::move(inner)), prefix_(std::move(prefix)) {}
+      : StoreWrapper(std::move(inner), "prefix(" + prefix + ")"), prefix_(std::move(prefix)) {}
   class Writer;
   Result<std::string> Inner(std::string_view key) const;
   void Strip(ObjectMeta& meta) const;
 
-  std::shared_ptr<ObjectStore> inner_;
   std::string prefix_;  // ends with '/'
 };
 

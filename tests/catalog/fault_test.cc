@@ -14,6 +14,7 @@
 #include "scoped_ids.h"
 #include "store/fault_store.h"
 #include "store/memory_store.h"
+#include "store/store_wrapper.h"
 #include "testing/synthetic_dataset.h"
 
 namespace quiver::catalog {
@@ -159,14 +160,15 @@ TEST(CatalogFaultTest, DropNamespaceCascade) {
 // change-log writer's thread is left out, so a clean run and a failing one count alike), and can
 // perform one write and then report it failed: the "applied, but the answer was lost" failure,
 // which FaultInjectingStore (it fails calls before they reach the store) does not model.
-class CallTracer final : public ObjectStore {
+class CallTracer final : public StoreWrapper {
  public:
   struct Call {
     StoreOp op;
     std::string key;
   };
 
-  explicit CallTracer(std::shared_ptr<ObjectStore> inner) : inner_(std::move(inner)) {}
+  explicit CallTracer(std::shared_ptr<ObjectStore> inner)
+      : StoreWrapper(std::move(inner), "trace") {}
 
   // Starts recording the calls of the current thread, numbered from 1.
   void Record() {
@@ -196,39 +198,42 @@ class CallTracer final : public ObjectStore {
 
   Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override {
     Note(StoreOp::kGet, key);
-    return inner_->Get(key, range);
+    return target()->Get(key, range);
+  }
+  // Through the generic paths (a ranged Get, a buffered Put), so that they are traced too.
+  Status ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) override {
+    return ObjectStore::ReadAt(key, offset, dst);
+  }
+  Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view key,
+                                                   const PutOptions& options = {}) override {
+    return ObjectStore::OpenWriter(key, options);
   }
   Result<ObjectMeta> Head(std::string_view key) override {
     Note(StoreOp::kHead, key);
-    return inner_->Head(key);
+    return target()->Head(key);
   }
   Result<ObjectMeta> Put(std::string_view key, std::string_view data,
                          const PutOptions& options = {}) override {
     bool lose = Note(StoreOp::kPut, key);
-    auto put = inner_->Put(key, data, options);
+    auto put = target()->Put(key, data, options);
     if (lose && put.ok()) return LostAnswer();
     return put;
   }
   Status Delete(std::string_view key) override {
     bool lose = Note(StoreOp::kDelete, key);
-    Status deleted = inner_->Delete(key);
+    Status deleted = target()->Delete(key);
     if (lose && deleted.ok()) return LostAnswer();
     return deleted;
   }
   Result<ListPage> List(const ListOptions& options) override {
     Note(StoreOp::kList, options.prefix);
-    return inner_->List(options);
+    return target()->List(options);
   }
   Status Copy(std::string_view src, std::string_view dst) override {
     bool lose = Note(StoreOp::kCopy, dst);
-    Status copied = inner_->Copy(src, dst);
+    Status copied = target()->Copy(src, dst);
     if (lose && copied.ok()) return LostAnswer();
     return copied;
-  }
-  Result<SweepReport> Sweep(Duration min_age) override { return inner_->Sweep(min_age); }
-  std::string Describe() const override { return "trace+" + inner_->Describe(); }
-  std::string ExternalPath(std::string_view key) const override {
-    return inner_->ExternalPath(key);
   }
 
  private:
@@ -247,7 +252,6 @@ class CallTracer final : public ObjectStore {
     return false;
   }
 
-  std::shared_ptr<ObjectStore> inner_;
   mutable std::mutex mu_;
   std::thread::id thread_;
   bool recording_ = false;

@@ -12,6 +12,7 @@
 #include "store/local_store.h"
 #include "store/memory_store.h"
 #include "store/prefix_store.h"
+#include "store/store_wrapper.h"
 #include "store_test_util.h"
 
 namespace quiver {
@@ -19,6 +20,54 @@ namespace {
 
 using testing::CountFiles;
 using testing::TempDir;
+
+// A decorator written the way the StoreWrapper header says: one hook overridden, every call
+// forwarded by the base. Here: a read-only view that refuses every request that writes.
+class ReadOnlyView final : public StoreWrapper {
+ public:
+  explicit ReadOnlyView(std::shared_ptr<ObjectStore> target)
+      : StoreWrapper(std::move(target), "read-only") {}
+  std::vector<std::pair<StoreOp, bool>> seen;  // (op, ok) as AfterRequest saw them
+
+ protected:
+  Status BeforeRequest(StoreOp op, const PutOptions*) override {
+    bool writes = op == StoreOp::kPut || op == StoreOp::kDelete || op == StoreOp::kCopy ||
+                  op == StoreOp::kSweep;
+    return writes ? Status::InvalidInput("read-only") : Status::OK();
+  }
+  void AfterRequest(StoreOp op, const PutOptions*, const Status& status) override {
+    seen.emplace_back(op, status.ok());
+  }
+};
+
+TEST(StoreWrapperTest, AHookSeesEveryRequestAndARefusalForwardsNothing) {
+  auto inner = MemoryObjectStore::Create();
+  ASSERT_TRUE(inner->Put("a", "1").ok());
+  ReadOnlyView view(inner);
+  EXPECT_EQ(view.Get("a")->data, "1");
+  EXPECT_EQ(view.Head("a")->size, 1u);
+  EXPECT_EQ(view.ListAll("")->size(), 1u);
+  EXPECT_TRUE(view.Put("b", "2").status().IsInvalidInput());
+  EXPECT_TRUE(view.Delete("a").IsInvalidInput());
+  EXPECT_TRUE(view.Copy("a", "c").IsInvalidInput());
+  // A writer opens (nothing is written yet), and its Finish is the put that is refused; the
+  // inner writer's data is discarded.
+  auto writer = view.OpenWriter("d");
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Append("xyz").ok());
+  EXPECT_TRUE((*writer)->Finish().status().IsInvalidInput());
+  // A writer the inner store refuses to open is reported as a failed put.
+  EXPECT_FALSE(view.OpenWriter("../bad").ok());
+  EXPECT_EQ(inner->ListAll("")->size(), 1u) << "nothing reached the inner store";
+  EXPECT_TRUE(inner->Head("a").ok());
+  std::vector<std::pair<StoreOp, bool>> want = {{StoreOp::kGet, true},     {StoreOp::kHead, true},
+                                                {StoreOp::kList, true},    {StoreOp::kPut, false},
+                                                {StoreOp::kDelete, false}, {StoreOp::kCopy, false},
+                                                {StoreOp::kPut, false},    {StoreOp::kPut, false}};
+  EXPECT_EQ(view.seen, want);
+  EXPECT_EQ(view.Describe(), "read-only+memory:");
+  EXPECT_EQ(view.ExternalPath("a"), inner->ExternalPath("a"));
+}
 
 TEST(PrefixStoreTest, MapsKeysIntoASubtreeAndBack) {
   auto inner = MemoryObjectStore::Create();
