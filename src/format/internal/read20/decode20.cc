@@ -1,4 +1,4 @@
-#include "format/internal/decode20.h"
+#include "format/internal/read20/decode20.h"
 
 #include <cstring>
 #include <vector>
@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "format/internal/codecs/general.h"
-#include "format/internal/decode20_impl.h"
+#include "format/internal/read20/decode20_impl.h"
 #include "format/internal/leaf_values.h"
 
 namespace quiver::format::internal {

@@ -1,8 +1,8 @@
-#include "format/internal/columns20.h"
+#include "format/internal/read20/columns20.h"
 
 #include <fmt/format.h>
 
-#include "format/internal/decode20.h"
+#include "format/internal/read20/decode20.h"
 #include "format/internal/logical_types.h"
 
 namespace quiver::format::internal {

@@ -1,4 +1,4 @@
-#include "format/internal/nodes20.h"
+#include "format/internal/read20/nodes20.h"
 
 #include <algorithm>
 #include <optional>
@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "arrow/concatenate.h"
-#include "format/internal/decode20.h"
+#include "format/internal/read20/decode20.h"
 
 namespace quiver::format::internal {
 

@@ -1,11 +1,11 @@
-#include "format/internal/reader20.h"
+#include "format/internal/read20/reader20.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "format/internal/columns20.h"
-#include "format/internal/nodes20.h"
+#include "format/internal/read20/columns20.h"
+#include "format/internal/read20/nodes20.h"
 
 namespace quiver::format::internal {
 

@@ -12,7 +12,7 @@
 
 #include "arrow/array.h"
 #include "common/result.h"
-#include "format/internal/decode20.h"
+#include "format/internal/read20/decode20.h"
 
 namespace quiver::format::internal {
 

@@ -9,7 +9,7 @@
 
 #include "format/internal/codecs/fastlanes.h"
 #include "format/internal/codecs/fsst.h"
-#include "format/internal/decode20_impl.h"
+#include "format/internal/read20/decode20_impl.h"
 
 namespace quiver::format::internal {
 

@@ -1,4 +1,4 @@
-#include "format/internal/values20.h"
+#include "format/internal/write20/values20.h"
 
 #include <cstring>
 

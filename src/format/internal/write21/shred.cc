@@ -1,4 +1,4 @@
-#include "format/internal/shred.h"
+#include "format/internal/write21/shred.h"
 
 #include <cstring>
 

@@ -18,7 +18,7 @@
 
 #include "arrow/array.h"
 #include "common/result.h"
-#include "format/internal/columns20.h"
+#include "format/internal/read20/columns20.h"
 #include "format/internal/file_container.h"
 #include "store/object_store.h"
 

@@ -1,4 +1,4 @@
-#include "format/internal/compressive.h"
+#include "format/internal/read21/compressive.h"
 
 #include <cstring>
 

@@ -1,10 +1,10 @@
-#include "format/internal/page21.h"
+#include "format/internal/read21/page21.h"
 
 #include <cstring>
 
 #include <fmt/format.h>
 
-#include "format/internal/compressive.h"
+#include "format/internal/read21/compressive.h"
 #include "format/internal/leaf_values.h"
 
 namespace quiver::format::internal {

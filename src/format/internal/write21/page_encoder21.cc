@@ -1,4 +1,4 @@
-#include "format/internal/page_encoder21.h"
+#include "format/internal/write21/page_encoder21.h"
 
 #include <algorithm>
 #include <bit>

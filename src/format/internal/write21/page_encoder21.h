@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "format/internal/shred.h"
+#include "format/internal/write21/shred.h"
 #include "format/proto/encodings21.pb.h"
 
 namespace quiver::format::internal {

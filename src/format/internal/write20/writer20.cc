@@ -1,4 +1,4 @@
-#include "format/internal/writer20.h"
+#include "format/internal/write20/writer20.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "format/arrow_schema.h"
-#include "format/internal/values20.h"
+#include "format/internal/write20/values20.h"
 
 namespace quiver::format::internal {
 
