@@ -604,61 +604,57 @@ int64_t ChunkValues(const ValueWriter& vw, bool bitpack, bool rle, int64_t first
   return std::min(n, left);
 }
 
-// nullopt when some value cannot get a chunk of its own (the invisible levels before it, or
-// after the last one, are more than a chunk holds).
-Result<std::optional<EncodedPage>> EncodeMiniBlock(const LeafPageData& page,
-                                                   const ValueWriter& page_values,
-                                                   const PageEncodeOptions& options) {
-  // Dictionary pages: the chunks hold u32 indices, the items go in buffer 2 (§3.2). Arrow
-  // dictionary columns are always stored this way (Lance rebuilds a DictionaryArray from it).
+// How a mini-block page stores its values: the value encoding chosen for them (§6) and the
+// level encodings. Dictionary pages hold u32 indices in the chunks and the items in buffer 2
+// (§3.2); Arrow dictionary columns are always stored this way (Lance rebuilds a DictionaryArray
+// from it). FSST pages hold the compressed strings.
+struct MiniBlockPlan {
   std::optional<Dictionary> dict;
-  if (page.dictionary_type) {
-    QV_ASSIGN_OR_RETURN(dict, BuildDictionary(page_values.values, INT64_MAX));
-  } else {
-    QV_ASSIGN_OR_RETURN(dict, MaybeDictionary(page_values));
-  }
   std::optional<FsstPage> fsst;
-  if (!dict && page_values.variable) {
-    QV_ASSIGN_OR_RETURN(fsst, MaybeFsst(page_values));
-  }
-  ValueWriter index_writer(dict   ? *dict->indices
-                           : fsst ? *fsst->compressed
-                                  : page_values.values,
-                           options.compress, fsst ? page_values.offset_bytes : 0);
-  const ValueWriter& vw = dict || fsst ? index_writer : page_values;
-  EncodedPage out;
-  out.rows = page.rows;
-  auto* layout = out.layout.mutable_mini_block_layout();
-  SetLayers(page.layers, layout->mutable_layers());
-  const bool has_rep = !page.rep.empty();
-  const bool has_def = !page.def.empty();
-  pb::CompressiveEncoding rep_enc, def_enc;
-  if (has_rep)
-    *layout->mutable_rep_compression() = rep_enc = LevelEncoding(page.rep, options.compress);
-  if (has_def)
-    *layout->mutable_def_compression() = def_enc = LevelEncoding(page.def, options.compress);
-  // Fixed-width integers: the smallest of raw, bit-packed and run-length encoded (§6).
-  bool bitpack = false, rle = false;
-  if (vw.CanBitpack()) {
-    const uint64_t raw = static_cast<uint64_t>(vw.values.length) * vw.bits / 8;
-    const uint64_t packed = vw.BitpackedSize();
-    const uint64_t runs = vw.RleSize();
-    rle = runs < raw && runs < packed;
-    bitpack = !rle && packed < raw;
-  }
-  auto* vc = layout->mutable_value_compression();
+  bool bitpack = false;  // inline bit-packing
+  bool rle = false;      // run-length encoding
   uint64_t num_buffers = 1;
-  if (fsst) {
+  bool has_rep = false, has_def = false;
+  pb::CompressiveEncoding rep_enc, def_enc;
+};
+
+Status PlanValues(const LeafPageData& page, const ValueWriter& page_values, MiniBlockPlan* plan) {
+  if (page.dictionary_type) {
+    QV_ASSIGN_OR_RETURN(plan->dict, BuildDictionary(page_values.values, INT64_MAX));
+  } else {
+    QV_ASSIGN_OR_RETURN(plan->dict, MaybeDictionary(page_values));
+  }
+  if (!plan->dict && page_values.variable) {
+    QV_ASSIGN_OR_RETURN(plan->fsst, MaybeFsst(page_values));
+  }
+  return Status::OK();
+}
+
+// Fixed-width integers: the smallest of raw, bit-packed and run-length encoded (§6).
+void PlanIntegers(const ValueWriter& vw, MiniBlockPlan* plan) {
+  if (!vw.CanBitpack()) return;
+  const uint64_t raw = static_cast<uint64_t>(vw.values.length) * vw.bits / 8;
+  const uint64_t packed = vw.BitpackedSize();
+  const uint64_t runs = vw.RleSize();
+  plan->rle = runs < raw && runs < packed;
+  plan->bitpack = !plan->rle && packed < raw;
+}
+
+// The layout's value_compression for the plan; sets plan->num_buffers (the value buffers per
+// chunk).
+void DescribeValues(const ValueWriter& vw, MiniBlockPlan* plan, pb::CompressiveEncoding* vc) {
+  plan->num_buffers = 1;
+  if (plan->fsst) {
     auto* f = vc->mutable_fsst();
-    f->set_symbol_table(fsst->table);
+    f->set_symbol_table(plan->fsst->table);
     f->mutable_values()->mutable_variable()->mutable_offsets()->mutable_flat()->set_bits_per_value(
         vw.offset_bits());
-  } else if (rle) {
+  } else if (plan->rle) {
     auto* r = vc->mutable_rle();
     r->mutable_values()->mutable_flat()->set_bits_per_value(static_cast<uint64_t>(vw.bits));
     r->mutable_run_lengths()->mutable_flat()->set_bits_per_value(8);
-    num_buffers = 2;
-  } else if (bitpack) {
+    plan->num_buffers = 2;
+  } else if (plan->bitpack) {
     vc->mutable_inline_bitpacking()->set_uncompressed_bits_per_value(
         static_cast<uint64_t>(vw.bits));
   } else if (vw.variable) {
@@ -668,120 +664,183 @@ Result<std::optional<EncodedPage>> EncodeMiniBlock(const LeafPageData& page,
     fsl->set_items_per_value(static_cast<uint64_t>(vw.list_size));
     fsl->set_has_validity(vw.HasItemValidity());
     fsl->mutable_values()->mutable_flat()->set_bits_per_value(static_cast<uint64_t>(vw.bits));
-    if (vw.HasItemValidity()) num_buffers = 2;
+    if (vw.HasItemValidity()) plan->num_buffers = 2;
   } else {
     vc->mutable_flat()->set_bits_per_value(static_cast<uint64_t>(vw.bits));
   }
-  layout->set_num_buffers(num_buffers);
-  layout->set_num_items(static_cast<uint64_t>(vw.values.length));
-  std::string dictionary_block;
-  if (dict) {
-    dictionary_block = DictionaryBlock(*dict->items, layout->mutable_dictionary());
-    layout->set_num_dictionary_items(static_cast<uint64_t>(dict->items->length));
-  }
+}
 
-  const std::vector<uint64_t> visible = VisibleLevels(page);
-  const int max_rep = MaxRep(page.layers);
-  std::vector<uint64_t> row_starts;  // level index of each row start, then num_levels
-  if (has_rep) {
-    for (uint64_t i = 0; i < page.num_levels; ++i) {
-      if (page.rep[i] == max_rep) row_starts.push_back(i);
-    }
+// The value buffers of values [first, first + n) in the plan's encoding.
+Result<std::vector<std::string>> ChunkValueBuffers(const ValueWriter& vw, const MiniBlockPlan& plan,
+                                                   int64_t first, int64_t n) {
+  std::vector<std::string> buffers;
+  if (plan.bitpack) {
+    std::string packed;
+    QV_RETURN_IF_ERROR(vw.Bitpack(first, n, &packed));
+    buffers.push_back(std::move(packed));
+  } else if (plan.rle) {
+    std::string run_values, run_lengths;
+    vw.Rle(first, n, &run_values, &run_lengths);
+    buffers.push_back(std::move(run_values));
+    buffers.push_back(std::move(run_lengths));
+  } else if (vw.variable) {
+    buffers.push_back(vw.VariableChunk(first, n));
+  } else {
+    if (plan.num_buffers == 2)
+      buffers.push_back(vw.ItemValidity(first * vw.list_size, n * vw.list_size));
+    buffers.push_back(vw.FlatItems(first * vw.list_size, n * vw.list_size));
   }
+  return buffers;
+}
+
+// One chunk (§3.2): values [first, first + n) with levels [level_begin, level_end) (the last
+// chunk takes the rest); false when it breaks a limit of §3.2 (u16 level count and buffer
+// sizes, 32 KiB): many invisible levels (empty or null lists) between values make even a small
+// chunk big.
+Result<bool> BuildChunk(const LeafPageData& page, const ValueWriter& vw, const MiniBlockPlan& plan,
+                        int64_t first, int64_t n, uint64_t level_begin, uint64_t level_end,
+                        std::string* chunk) {
+  chunk->clear();
+  if (level_end - level_begin > kMaxChunkLevels) return false;
+  Put<uint16_t>(chunk, static_cast<uint16_t>(level_end - level_begin));
+  std::string rep_bytes, def_bytes;
+  if (plan.has_rep)
+    QV_RETURN_IF_ERROR(EncodeLevels(page.rep, level_begin, level_end, plan.rep_enc, &rep_bytes));
+  if (plan.has_def)
+    QV_RETURN_IF_ERROR(EncodeLevels(page.def, level_begin, level_end, plan.def_enc, &def_bytes));
+  QV_ASSIGN_OR_RETURN(std::vector<std::string> value_buffers,
+                      ChunkValueBuffers(vw, plan, first, n));
+  if (rep_bytes.size() > kMaxChunkBuffer || def_bytes.size() > kMaxChunkBuffer) return false;
+  if (plan.has_rep) Put<uint16_t>(chunk, static_cast<uint16_t>(rep_bytes.size()));
+  if (plan.has_def) Put<uint16_t>(chunk, static_cast<uint16_t>(def_bytes.size()));
+  for (const auto& b : value_buffers) {
+    if (b.size() > kMaxChunkBuffer) return false;
+    Put<uint16_t>(chunk, static_cast<uint16_t>(b.size()));
+  }
+  PadTo(chunk, 8);
+  if (plan.has_rep) *chunk += rep_bytes, PadTo(chunk, 8);
+  if (plan.has_def) *chunk += def_bytes, PadTo(chunk, 8);
+  for (const auto& b : value_buffers) *chunk += b, PadTo(chunk, 8);
+  return chunk->size() <= kMaxChunkBytes;
+}
+
+// The repetition index entry of a chunk holding levels [level_begin, level_end) (§3.2): the rows
+// completing in it, and the levels of a row that continues into the next chunk. `row_starts`
+// holds the level index of every row start.
+void AppendRepIndexEntry(const std::vector<uint64_t>& row_starts, uint64_t num_levels,
+                         uint64_t level_begin, uint64_t level_end, std::string* rep_index) {
+  auto lo = std::upper_bound(row_starts.begin(), row_starts.end(), level_begin);
+  auto hi = std::upper_bound(row_starts.begin(), row_starts.end(), level_end);
+  // Rows whose end (the next row's start, or the page end) falls in (begin, end].
+  const uint64_t completed = static_cast<uint64_t>(hi - lo) + (level_end == num_levels ? 1 : 0);
+  uint64_t trailing = 0;
+  const bool ends_at_row = level_end == num_levels ||
+                           std::binary_search(row_starts.begin(), row_starts.end(), level_end);
+  if (!ends_at_row) {
+    const uint64_t row_start = *std::prev(hi);
+    trailing = level_end - std::max(row_start, level_begin);
+  }
+  Put<uint64_t>(rep_index, completed);
+  Put<uint64_t>(rep_index, trailing);
+}
+
+// The level index of each row start (pages with repetition levels).
+std::vector<uint64_t> RowStartLevels(const LeafPageData& page) {
+  std::vector<uint64_t> row_starts;
+  const int max_rep = MaxRep(page.layers);
+  for (uint64_t i = 0; i < page.num_levels; ++i) {
+    if (page.rep[i] == max_rep) row_starts.push_back(i);
+  }
+  return row_starts;
+}
+
+// The page's chunks: chunk metadata words, chunk bytes and the repetition index. false when some
+// value cannot get a chunk of its own.
+struct MiniBlockChunks {
   std::string meta, data, rep_index;
+};
+
+Result<bool> WriteChunks(const LeafPageData& page, const ValueWriter& vw, const MiniBlockPlan& plan,
+                         MiniBlockChunks* out) {
+  const std::vector<uint64_t> visible = VisibleLevels(page);
+  const std::vector<uint64_t> row_starts =
+      plan.has_rep ? RowStartLevels(page) : std::vector<uint64_t>();
   uint64_t level_begin = 0;
-  // One chunk of values [first, first + n) with the levels up to the last one's (the last chunk
-  // takes the rest); false when it breaks a limit of §3.2 (u16 level count and buffer sizes, 32
-  // KiB): many invisible levels (empty or null lists) between values make even a small chunk big.
-  auto build_chunk = [&](int64_t first, int64_t n, uint64_t level_end,
-                         std::string* chunk) -> Result<bool> {
-    chunk->clear();
-    if (level_end - level_begin > kMaxChunkLevels) return false;
-    Put<uint16_t>(chunk, static_cast<uint16_t>(level_end - level_begin));
-    std::string rep_bytes, def_bytes;
-    if (has_rep)
-      QV_RETURN_IF_ERROR(EncodeLevels(page.rep, level_begin, level_end, rep_enc, &rep_bytes));
-    if (has_def)
-      QV_RETURN_IF_ERROR(EncodeLevels(page.def, level_begin, level_end, def_enc, &def_bytes));
-    std::vector<std::string> value_buffers;
-    if (bitpack) {
-      std::string packed;
-      QV_RETURN_IF_ERROR(vw.Bitpack(first, n, &packed));
-      value_buffers.push_back(std::move(packed));
-    } else if (rle) {
-      std::string run_values, run_lengths;
-      vw.Rle(first, n, &run_values, &run_lengths);
-      value_buffers.push_back(std::move(run_values));
-      value_buffers.push_back(std::move(run_lengths));
-    } else if (vw.variable) {
-      value_buffers.push_back(vw.VariableChunk(first, n));
-    } else {
-      if (num_buffers == 2)
-        value_buffers.push_back(vw.ItemValidity(first * vw.list_size, n * vw.list_size));
-      value_buffers.push_back(vw.FlatItems(first * vw.list_size, n * vw.list_size));
-    }
-    if (rep_bytes.size() > kMaxChunkBuffer || def_bytes.size() > kMaxChunkBuffer) return false;
-    if (has_rep) Put<uint16_t>(chunk, static_cast<uint16_t>(rep_bytes.size()));
-    if (has_def) Put<uint16_t>(chunk, static_cast<uint16_t>(def_bytes.size()));
-    for (const auto& b : value_buffers) {
-      if (b.size() > kMaxChunkBuffer) return false;
-      Put<uint16_t>(chunk, static_cast<uint16_t>(b.size()));
-    }
-    PadTo(chunk, 8);
-    if (has_rep) *chunk += rep_bytes, PadTo(chunk, 8);
-    if (has_def) *chunk += def_bytes, PadTo(chunk, 8);
-    for (const auto& b : value_buffers) *chunk += b, PadTo(chunk, 8);
-    return chunk->size() <= kMaxChunkBytes;
-  };
   std::string chunk;
   for (int64_t first = 0; first < vw.values.length;) {
-    int64_t n = ChunkValues(vw, bitpack, rle, first);
+    int64_t n = ChunkValues(vw, plan.bitpack, plan.rle, first);
     bool last = false;
     uint64_t level_end = 0;
     // Halve the chunk until it fits (every chunk but the last holds a power of two values). A
     // single value that still does not fit leaves the page to be cut by rows (EncodePages21).
     while (true) {
       last = first + n == vw.values.length;
-      level_end = (has_rep || has_def)
+      level_end = (plan.has_rep || plan.has_def)
                       ? (last ? page.num_levels : visible[static_cast<size_t>(first + n - 1)] + 1)
                       : 0;
-      QV_ASSIGN_OR_RETURN(bool fits, build_chunk(first, n, level_end, &chunk));
+      QV_ASSIGN_OR_RETURN(bool fits,
+                          BuildChunk(page, vw, plan, first, n, level_begin, level_end, &chunk));
       if (fits) break;
-      if (n == 1) return std::optional<EncodedPage>();
+      if (n == 1) return false;
       n = std::has_single_bit(static_cast<uint64_t>(n))
               ? n / 2
               : static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(n)));
     }
     const uint16_t log_n =
         last ? 0 : static_cast<uint16_t>(std::countr_zero(static_cast<uint64_t>(n)));
-    Put<uint16_t>(&meta, static_cast<uint16_t>(((chunk.size() / 8 - 1) << 4) | log_n));
-    data += chunk;
-    if (has_rep) {
-      // (rows completing in this chunk, levels of a row continuing into the next one) §3.2.
-      auto lo = std::upper_bound(row_starts.begin(), row_starts.end(), level_begin);
-      auto hi = std::upper_bound(row_starts.begin(), row_starts.end(), level_end);
-      // Rows whose end (the next row's start, or the page end) falls in (begin, end].
-      const uint64_t completed =
-          static_cast<uint64_t>(hi - lo) + (level_end == page.num_levels ? 1 : 0);
-      uint64_t trailing = 0;
-      const bool ends_at_row = level_end == page.num_levels ||
-                               std::binary_search(row_starts.begin(), row_starts.end(), level_end);
-      if (!ends_at_row) {
-        const uint64_t row_start = *std::prev(hi);
-        trailing = level_end - std::max(row_start, level_begin);
-      }
-      Put<uint64_t>(&rep_index, completed);
-      Put<uint64_t>(&rep_index, trailing);
+    Put<uint16_t>(&out->meta, static_cast<uint16_t>(((chunk.size() / 8 - 1) << 4) | log_n));
+    out->data += chunk;
+    if (plan.has_rep) {
+      AppendRepIndexEntry(row_starts, page.num_levels, level_begin, level_end, &out->rep_index);
     }
     level_begin = level_end;
     first += n;
   }
-  out.buffers.push_back(std::move(meta));
-  out.buffers.push_back(std::move(data));
-  if (dict) out.buffers.push_back(std::move(dictionary_block));
-  if (has_rep) {
+  return true;
+}
+
+// nullopt when some value cannot get a chunk of its own (the invisible levels before it, or
+// after the last one, are more than a chunk holds).
+Result<std::optional<EncodedPage>> EncodeMiniBlock(const LeafPageData& page,
+                                                   const ValueWriter& page_values,
+                                                   const PageEncodeOptions& options) {
+  MiniBlockPlan plan;
+  QV_RETURN_IF_ERROR(PlanValues(page, page_values, &plan));
+  ValueWriter index_writer(plan.dict   ? *plan.dict->indices
+                           : plan.fsst ? *plan.fsst->compressed
+                                       : page_values.values,
+                           options.compress, plan.fsst ? page_values.offset_bytes : 0);
+  const ValueWriter& vw = plan.dict || plan.fsst ? index_writer : page_values;
+  PlanIntegers(vw, &plan);
+
+  EncodedPage out;
+  out.rows = page.rows;
+  auto* layout = out.layout.mutable_mini_block_layout();
+  SetLayers(page.layers, layout->mutable_layers());
+  plan.has_rep = !page.rep.empty();
+  plan.has_def = !page.def.empty();
+  if (plan.has_rep)
+    *layout->mutable_rep_compression() = plan.rep_enc = LevelEncoding(page.rep, options.compress);
+  if (plan.has_def)
+    *layout->mutable_def_compression() = plan.def_enc = LevelEncoding(page.def, options.compress);
+  DescribeValues(vw, &plan, layout->mutable_value_compression());
+  layout->set_num_buffers(plan.num_buffers);
+  layout->set_num_items(static_cast<uint64_t>(vw.values.length));
+  std::string dictionary_block;
+  if (plan.dict) {
+    dictionary_block = DictionaryBlock(*plan.dict->items, layout->mutable_dictionary());
+    layout->set_num_dictionary_items(static_cast<uint64_t>(plan.dict->items->length));
+  }
+
+  MiniBlockChunks chunks;
+  QV_ASSIGN_OR_RETURN(bool fitted, WriteChunks(page, vw, plan, &chunks));
+  if (!fitted) return std::optional<EncodedPage>();
+  out.buffers.push_back(std::move(chunks.meta));
+  out.buffers.push_back(std::move(chunks.data));
+  if (plan.dict) out.buffers.push_back(std::move(dictionary_block));
+  if (plan.has_rep) {
     layout->set_repetition_index_depth(1);
-    out.buffers.push_back(std::move(rep_index));
+    out.buffers.push_back(std::move(chunks.rep_index));
   }
   return std::optional<EncodedPage>(std::move(out));
 }
