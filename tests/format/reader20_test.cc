@@ -17,7 +17,7 @@
 #include "format/internal/codecs/fastlanes.h"
 #include "format/internal/codecs/fsst.h"
 #include "format/internal/codecs/general.h"
-#include "format/internal/decode20.h"
+#include "format/internal/read20/decode20.h"
 #include "format/lance_file_reader.h"
 #include "format/proto/file.pb.h"
 #include "format/proto/file2.pb.h"
