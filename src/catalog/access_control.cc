@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/json.h"
 #include "common/logging.h"
 
 namespace quiver::catalog {
@@ -407,16 +408,26 @@ bool AccessControl::WarehouseActive(const std::string& project,
   return it == warehouse_active_.end() || it->second;
 }
 
+namespace {
+// The server's grant record as read back from storage (bounded: common/json.h).
+Result<json> ParseServerRecord(const std::string& data) {
+  auto body = ParseJson(data);
+  if (!body.ok() || !body->is_object()) {
+    return Status::Corruption(
+        fmt::format("{} is not a JSON object{}", kServerRecord,
+                    body.ok() ? std::string() : std::string(": ") + body.status().message()));
+  }
+  return std::move(*body);
+}
+}  // namespace
+
 Result<json> AccessControl::ReadServerGrants() {
   auto got = catalog_.registry().store().Get(kServerRecord);
   if (!got.ok()) {
     if (got.status().IsNotFound()) return json::array();
     return got.status();
   }
-  json body = json::parse(got->data, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return Status::Corruption(fmt::format("{} is not a JSON object", kServerRecord));
-  }
+  QV_ASSIGN_OR_RETURN(json body, ParseServerRecord(got->data));
   return body.value("grants", json::array());
 }
 
@@ -428,10 +439,7 @@ Result<json> AccessControl::UpdateServerGrants(const std::function<Status(json&)
     json body = json::object();
     std::optional<std::string> etag;
     if (got.ok()) {
-      body = json::parse(got->data, nullptr, false);
-      if (body.is_discarded() || !body.is_object()) {
-        return Status::Corruption(fmt::format("{} is not a JSON object", kServerRecord));
-      }
+      QV_ASSIGN_OR_RETURN(body, ParseServerRecord(got->data));
       etag = got->meta.etag;
     } else if (!got.status().IsNotFound()) {
       return got.status();

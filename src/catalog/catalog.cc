@@ -7,6 +7,7 @@
 
 #include "catalog/internal/record_fields.h"
 #include "common/ids.h"
+#include "common/json.h"
 #include "common/logging.h"
 #include "store/key.h"
 #include "store/prefix_store.h"
@@ -911,12 +912,13 @@ Status Catalog::Recover(Duration min_age) {
     if (now - meta.last_modified_nanos < min_age.count()) continue;
     auto got = registry_->store().Get(meta.key);
     if (!got.ok()) continue;
-    json intent = json::parse(got->data, nullptr, false);
-    if (!intent.is_discarded() && intent.value("op", "") == "drop") {
+    auto parsed = ParseJson(got->data);  // bounded: any writer to the root can plant one
+    json intent = parsed.ok() && parsed->is_object() ? std::move(*parsed) : json();
+    if (intent.is_object() && intent.value("op", "") == "drop") {
       QV_RETURN_IF_ERROR(RecoverDrop(intent, meta.key));
       continue;
     }
-    if (intent.is_discarded() || intent.value("op", "") != "rename") {
+    if (!intent.is_object() || intent.value("op", "") != "rename") {
       QV_LOG_WARN("ignoring an unreadable intent record", {{"key", meta.key}});
       continue;
     }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/json.h"
 #include "common/logging.h"
 
 namespace quiver::catalog {
@@ -50,11 +51,13 @@ Result<uint64_t> SeqFromLogKey(std::string_view key) {
 }
 
 Result<nlohmann::json> ParseRecord(const std::string& data, std::string_view key) {
-  nlohmann::json body = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded() || !body.is_object()) {
-    return Status::Corruption(fmt::format("registry record '{}' is not a JSON object", key));
+  auto body = ParseJson(data);
+  if (!body.ok() || !body->is_object()) {
+    return Status::Corruption(
+        fmt::format("registry record '{}' is not a JSON object{}", key,
+                    body.ok() ? std::string() : std::string(": ") + body.status().message()));
   }
-  return body;
+  return std::move(*body);
 }
 
 }  // namespace
@@ -71,17 +74,17 @@ Result<std::unique_ptr<Registry>> Registry::Open(std::shared_ptr<ObjectStore> ro
     stamp = root->Get(kFormatKey);
   }
   if (!stamp.ok()) return stamp.status().WithContext("reading the registry format stamp");
-  auto body = nlohmann::json::parse(stamp->data, nullptr, false);
-  if (body.is_discarded() || !body.is_object() || !body.contains("format") ||
-      !body["format"].is_number_integer()) {
+  auto parsed = ParseJson(stamp->data);
+  nlohmann::json body = parsed.ok() ? std::move(*parsed) : nlohmann::json();
+  if (!body.is_object() || !body.contains("format") || !body["format"].is_number_integer()) {
     return Status::Corruption(
         fmt::format("{} in {} is not a registry format stamp", kFormatKey, root->Describe()));
   }
-  int format = body["format"].get<int>();
+  const nlohmann::json& format = body["format"];  // compared as JSON: no narrowing
   if (format != kRegistryFormat) {
     return Status::Unsupported(fmt::format(
         "the root {} holds a quiver registry of format {}; this quiver reads format {} only",
-        root->Describe(), format, kRegistryFormat));
+        root->Describe(), format.dump(), kRegistryFormat));
   }
   return std::unique_ptr<Registry>(new Registry(std::move(root), clock));
 }

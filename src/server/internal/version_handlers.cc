@@ -4,6 +4,7 @@
 // in (lancedb-rest-trace.md §7).
 #include <fmt/format.h>
 
+#include "common/numbers.h"
 #include "format/manifest_names.h"
 #include "server/internal/handlers.h"
 #include "store/prefix_store.h"
@@ -74,12 +75,13 @@ void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     options.descending = descending.value_or(false);
     options.limit = paging.limit.value_or(kMaxListLimit);
     if (!paging.page_token.empty()) {
-      try {
-        options.after = std::stoull(paging.page_token);
-      } catch (...) {
+      // Checked (common/numbers.h): std::stoull took "-1" as 2^64-1 and "12abc" as 12.
+      auto after = ParseUint64(paging.page_token);
+      if (!after.ok()) {
         return Status::InvalidInput(
-            fmt::format("'{}' is not a version page token", paging.page_token));
+            fmt::format("not a version page token: {}", after.status().message()));
       }
+      options.after = *after;
     }
     json versions = json::array();
     if (options.limit == 0) return JsonReply({{"versions", versions}});
