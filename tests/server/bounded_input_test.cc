@@ -5,7 +5,6 @@
 #include <string>
 
 #include "authz_fixture.h"
-#include "common/json.h"
 
 namespace quiver::server::testing {
 namespace {
@@ -59,6 +58,28 @@ TEST_F(BoundedInputTest, DeeplyNestedValueInAnyBodyIsRefused) {
   }
   EXPECT_EQ(Snapshot(), before);
   EXPECT_EQ(Root({"POST", "/v1/namespace/deep/create"}).status, 200);
+}
+
+// Records read back from storage are parsed by the same bounded parser: anyone who can write to
+// a table's storage can plant a ref file. A tag whose metadata nested 100,000 levels deep ended
+// the process when UpdateTableTag carried the metadata over (a recursive copy and dump); now the
+// tag is reported corrupt and the server goes on.
+TEST_F(BoundedInputTest, PlantedDeeplyNestedTagFileIsCorruptionNotACrash) {
+  StartAuthServer({});
+  Root({"POST", "/v1/namespace/ns/create"});
+  RootTable({"ns", "t"});
+  auto info = catalog_->GetTable(Scoped({"ns", "t"}));
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  const std::string key = info->location + "/_refs/tags/deep.json";
+  const std::string planted =
+      R"({"version":1,"manifestSize":1,"metadata":{"a":)" + Nested(100'000) + "}}";
+  ASSERT_TRUE(memory_->Put(key, planted, PutOptions()).ok());
+  Reply update =
+      Root({"POST", "/v1/table/ns%24t/tags/update", R"({"tag":"deep","version":1})"}, 500);
+  EXPECT_TRUE(Says(update, "nested deeper than")) << Show(update);
+  EXPECT_TRUE(Says(update, "deep.json")) << Show(update);
+  EXPECT_EQ(memory_->Get(key)->data, planted);  // nothing rewritten
+  EXPECT_EQ(Root({"GET", "/v1/access/whoami", ""}).status, 200);
 }
 
 // Two `id` fields (or two of anything) are ambiguous: a proxy or an audit log reading the first
