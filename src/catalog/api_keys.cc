@@ -91,8 +91,12 @@ ApiKeyInfo InfoFromJson(const json& body) {
   info.description = body.value("description", "");
   info.created_at = body.value("created_at", "");
   info.created_by = body.value("created_by", "");
-  if (body.contains("expires_at_ms") && body["expires_at_ms"].is_number_integer()) {
-    info.expires_at_ms = body["expires_at_ms"].get<int64_t>();
+  if (body.contains("expires_at_ms")) {
+    // Past int64 (a planted record) is no expiry we can honour: treat it as expired, never as
+    // "no expiry".
+    if (body["expires_at_ms"].is_number_integer()) {
+      info.expires_at_ms = JsonToInt64(body["expires_at_ms"]).value_or(0);
+    }
   }
   if (body.contains("revoked_at") && body["revoked_at"].is_string()) {
     info.revoked_at = body["revoked_at"].get<std::string>();

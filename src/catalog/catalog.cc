@@ -9,6 +9,7 @@
 #include "common/ids.h"
 #include "common/json.h"
 #include "common/logging.h"
+#include "common/numbers.h"
 #include "store/key.h"
 #include "store/prefix_store.h"
 #include "store/store_uri.h"
@@ -149,8 +150,10 @@ void Catalog::LogEvent(json event, const Actor& actor) {
 
 bool Catalog::HasLiveDropMark(const json& body) const {
   auto it = body.find("dropping_since");
-  return it != body.end() && it->is_number_integer() &&
-         clock()->NowNanos() - it->get<int64_t>() < kDroppingMarkerTtlNanos;
+  if (it == body.end()) return false;
+  std::optional<int64_t> since = JsonToInt64(*it);  // a record's number: no wrap, no overflow
+  std::optional<int64_t> age = since ? CheckedAdd(clock()->NowNanos(), -*since) : std::nullopt;
+  return age && *age < kDroppingMarkerTtlNanos;
 }
 
 Status Catalog::CheckNamespaceLive(const ObjectId& ns, std::string_view purpose) {

@@ -1,5 +1,6 @@
 #include "common/json.h"
 
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -132,6 +133,16 @@ Result<Json> Parse(std::string_view text, const JsonLimits& limits) {
 
 Result<nlohmann::json> ParseJson(std::string_view text, const JsonLimits& limits) {
   return Parse<nlohmann::json>(text, limits);
+}
+
+std::optional<int64_t> JsonToInt64(const nlohmann::json& value) {
+  if (value.is_number_unsigned()) {
+    const uint64_t u = value.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  if (value.is_number_integer()) return value.get<int64_t>();
+  return std::nullopt;
 }
 
 Result<nlohmann::ordered_json> ParseOrderedJson(std::string_view text, const JsonLimits& limits) {

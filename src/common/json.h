@@ -21,6 +21,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -48,5 +50,10 @@ Result<nlohmann::json> ParseJson(std::string_view text, const JsonLimits& limits
 // same layout, such as Lance's refs).
 Result<nlohmann::ordered_json> ParseOrderedJson(std::string_view text,
                                                 const JsonLimits& limits = {});
+
+// A JSON integer as an int64: nullopt for anything else, including an integer outside int64
+// (nlohmann's get<int64_t>() wraps an unsigned value above INT64_MAX to a negative one, and
+// truncates a float).
+std::optional<int64_t> JsonToInt64(const nlohmann::json& value);
 
 }  // namespace quiver

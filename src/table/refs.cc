@@ -77,8 +77,9 @@ Result<BranchInfo> ParseBranchJson(std::string_view text, const std::string& wha
   QV_ASSIGN_OR_RETURN(branch.manifest_size, RequiredUint(j, "manifestSize", what));
   branch.parent_branch = OptionalString(j, "parentBranch");
   auto created = j.find("createAt");
-  if (created != j.end() && created->is_number_integer())
-    branch.create_at = created->get<int64_t>();
+  if (created != j.end()) {
+    if (std::optional<int64_t> at = JsonToInt64(*created)) branch.create_at = *at;
+  }
   return branch;
 }
 

@@ -102,5 +102,16 @@ TEST(ParseJsonTest, OrderedKeepsTheTextsKeyOrder) {
   EXPECT_FALSE(ParseOrderedJson(Nested(100'000)).ok());
 }
 
+// nlohmann's get<int64_t>() wraps an unsigned value above INT64_MAX to a negative one.
+TEST(JsonToInt64Test, OnlyIntegersThatFit) {
+  EXPECT_EQ(JsonToInt64(nlohmann::json(-5)), -5);
+  EXPECT_EQ(JsonToInt64(nlohmann::json(uint64_t{9223372036854775807u})), INT64_MAX);
+  EXPECT_EQ(JsonToInt64(nlohmann::json(uint64_t{9223372036854775808u})), std::nullopt);
+  EXPECT_EQ(JsonToInt64(*ParseJson("18446744073709551615")), std::nullopt);
+  EXPECT_EQ(JsonToInt64(nlohmann::json(1.0)), std::nullopt);
+  EXPECT_EQ(JsonToInt64(nlohmann::json("1")), std::nullopt);
+  EXPECT_EQ(JsonToInt64(nlohmann::json(true)), std::nullopt);
+}
+
 }  // namespace
 }  // namespace quiver

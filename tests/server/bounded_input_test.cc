@@ -138,5 +138,21 @@ TEST_F(BoundedInputTest, VersionPageTokenIsADecimalNumber) {
   EXPECT_EQ(Root({"POST", "/v1/table/ns%24t/version/list", R"({"page_token":"0"})"}).status, 200);
 }
 
+// Body integers beyond int64 were read with get<int64_t>(), which wraps 2^63 to a negative
+// number: a start version of 2^63 was refused as "negative".
+TEST_F(BoundedInputTest, BodyIntegersBeyondInt64AreRefusedAsSuch) {
+  StartAuthServer({});
+  Root({"POST", "/v1/namespace/ns/create"});
+  RootTable({"ns", "t"});
+  auto before = Snapshot();
+  Reply reply = Root({"POST", "/v1/table/ns%24t/version/delete",
+                      R"({"ranges":[{"start_version":9223372036854775808,"end_version":1}]})"},
+                     400);
+  ExpectError(reply, 400, 13);
+  EXPECT_TRUE(Says(reply, "64-bit")) << Show(reply);
+  EXPECT_FALSE(Says(reply, "negative")) << Show(reply);
+  EXPECT_EQ(Snapshot(), before);
+}
+
 }  // namespace
 }  // namespace quiver::server::testing

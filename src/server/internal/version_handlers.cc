@@ -4,6 +4,7 @@
 // in (lancedb-rest-trace.md §7).
 #include <fmt/format.h>
 
+#include "common/json.h"
 #include "common/numbers.h"
 #include "format/manifest_names.h"
 #include "server/internal/handlers.h"
@@ -196,13 +197,18 @@ void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     };
     std::vector<Range> ranges;
     for (const json& r : *it) {
-      if (!r.is_object() || !r.contains("start_version") ||
-          !r["start_version"].is_number_integer() || !r.contains("end_version") ||
-          !r["end_version"].is_number_integer()) {
-        return Status::InvalidInput("each range needs integer 'start_version' and 'end_version'");
+      // JsonToInt64: get<int64_t>() wrapped 2^63 and above to negative numbers.
+      std::optional<int64_t> start_version, end_version;
+      if (r.is_object() && r.contains("start_version") && r.contains("end_version")) {
+        start_version = JsonToInt64(r["start_version"]);
+        end_version = JsonToInt64(r["end_version"]);
       }
-      int64_t start = r["start_version"].get<int64_t>();
-      int64_t end = r["end_version"].get<int64_t>();
+      if (!start_version || !end_version) {
+        return Status::InvalidInput(
+            "each range needs integer 'start_version' and 'end_version' (64-bit signed)");
+      }
+      int64_t start = *start_version;
+      int64_t end = *end_version;
       if (start < 0) return Status::InvalidInput("'start_version' must not be negative");
       ranges.push_back(
           {static_cast<uint64_t>(start),
