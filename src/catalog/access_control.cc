@@ -45,8 +45,14 @@ std::vector<Grant> AccessControl::GrantsFromJson(const json& grants, ObjectType 
   if (!grants.is_array()) return out;
   for (const json& g : grants) {
     if (!g.is_object()) continue;
-    std::string subject = g.value("subject", "");
-    auto relation = authz::ParseRelation(g.value("relation", ""));
+    // Not value("subject", ""): it throws on a member that is not a string, and records are
+    // whatever a writer to the root put there (this runs at startup and on every refresh).
+    auto text = [&g](const char* key) {
+      auto it = g.find(key);
+      return it != g.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    std::string subject = text("subject");
+    auto relation = authz::ParseRelation(text("relation"));
     if (!relation.ok() || !authz::ValidateSubject(subject).ok() ||
         !authz::ValidateRelationFor(type, *relation).ok()) {
       QV_LOG_WARN("ignoring an unusable grant", {{"grant", g.dump()}});
