@@ -1,6 +1,7 @@
-// Nesting in what a Lance file or manifest describes is bounded before anything recurses over it
-// (issue 13): the field tree built from a manifest's flat field list (parent ids), and the
-// protobuf messages of page encodings, whose nested messages every decoder walks recursively.
+// Nesting and numbers in what a Lance file or manifest describes are bounded before anything
+// recurses over them or computes with them (issue 13): the field tree built from a manifest's
+// flat field list (parent ids), the protobuf messages of page encodings, whose nested messages
+// every decoder walks recursively, and the numbers in a logical type.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -61,6 +62,19 @@ TEST(NestingTest, ManifestFieldParentsCannotCycle) {
   AddField(reuse, 1, 0, "struct");
   AddField(reuse, 0, 1, "int32");
   EXPECT_EQ(SchemaFromManifest(reuse, "m").status().subcode(), Subcode::kCorruption);
+}
+
+// Numbers in a logical type are a manifest's text too: a decimal's rendered length is
+// precision * 1000 + scale, which overflowed int64 for a precision of 2^53.
+TEST(LogicalTypeNumbersTest, BoundedBeforeArithmetic) {
+  lance::table::Manifest m;
+  AddField(m, 0, -1, "decimal:128:9223372036854775:2");
+  AddField(m, 1, -1, "decimal:128:38:2");
+  auto schema = SchemaFromManifest(m, "m");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  nlohmann::json j = ToJsonArrowSchema(*schema);
+  EXPECT_EQ(j["fields"][0]["type"]["length"], 2);  // the precision is not a number we take
+  EXPECT_EQ(j["fields"][1]["type"]["length"], 38002);
 }
 
 // ArrayEncoding{list: List{offsets: ArrayEncoding{list: ...}}}, `levels` lists deep (two messages
