@@ -7,6 +7,7 @@
 
 #include "common/json.h"
 #include "common/logging.h"
+#include "common/numbers.h"
 
 namespace quiver::catalog {
 
@@ -42,12 +43,10 @@ Result<uint64_t> SeqFromLogKey(std::string_view key) {
     return Status::Corruption(fmt::format("unexpected change-log object '{}'", key));
   }
   name = name.substr(17);
-  uint64_t inverted = 0;
-  for (char c : name.substr(0, 20)) {
-    if (c < '0' || c > '9') return Status::Corruption(fmt::format("bad change-log key '{}'", key));
-    inverted = inverted * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return kMaxSeq - inverted;
+  // Checked: 20 digits can exceed 2^64 (a planted "99999999999999999999" wrapped).
+  auto inverted = ParseUint64(name.substr(0, 20));
+  if (!inverted.ok()) return Status::Corruption(fmt::format("bad change-log key '{}'", key));
+  return kMaxSeq - *inverted;
 }
 
 Result<nlohmann::json> ParseRecord(const std::string& data, std::string_view key) {
