@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/json.h"
 #include "common/logging.h"
 
 namespace quiver::catalog {
@@ -44,8 +45,14 @@ std::vector<Grant> AccessControl::GrantsFromJson(const json& grants, ObjectType 
   if (!grants.is_array()) return out;
   for (const json& g : grants) {
     if (!g.is_object()) continue;
-    std::string subject = g.value("subject", "");
-    auto relation = authz::ParseRelation(g.value("relation", ""));
+    // Not value("subject", ""): it throws on a member that is not a string, and records are
+    // whatever a writer to the root put there (this runs at startup and on every refresh).
+    auto text = [&g](const char* key) {
+      auto it = g.find(key);
+      return it != g.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    std::string subject = text("subject");
+    auto relation = authz::ParseRelation(text("relation"));
     if (!relation.ok() || !authz::ValidateSubject(subject).ok() ||
         !authz::ValidateRelationFor(type, *relation).ok()) {
       QV_LOG_WARN("ignoring an unusable grant", {{"grant", g.dump()}});
@@ -407,16 +414,26 @@ bool AccessControl::WarehouseActive(const std::string& project,
   return it == warehouse_active_.end() || it->second;
 }
 
+namespace {
+// The server's grant record as read back from storage (bounded: common/json.h).
+Result<json> ParseServerRecord(const std::string& data) {
+  auto body = ParseJson(data);
+  if (!body.ok() || !body->is_object()) {
+    return Status::Corruption(
+        fmt::format("{} is not a JSON object{}", kServerRecord,
+                    body.ok() ? std::string() : std::string(": ") + body.status().message()));
+  }
+  return std::move(*body);
+}
+}  // namespace
+
 Result<json> AccessControl::ReadServerGrants() {
   auto got = catalog_.registry().store().Get(kServerRecord);
   if (!got.ok()) {
     if (got.status().IsNotFound()) return json::array();
     return got.status();
   }
-  json body = json::parse(got->data, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return Status::Corruption(fmt::format("{} is not a JSON object", kServerRecord));
-  }
+  QV_ASSIGN_OR_RETURN(json body, ParseServerRecord(got->data));
   return body.value("grants", json::array());
 }
 
@@ -428,10 +445,7 @@ Result<json> AccessControl::UpdateServerGrants(const std::function<Status(json&)
     json body = json::object();
     std::optional<std::string> etag;
     if (got.ok()) {
-      body = json::parse(got->data, nullptr, false);
-      if (body.is_discarded() || !body.is_object()) {
-        return Status::Corruption(fmt::format("{} is not a JSON object", kServerRecord));
-      }
+      QV_ASSIGN_OR_RETURN(body, ParseServerRecord(got->data));
       etag = got->meta.etag;
     } else if (!got.status().IsNotFound()) {
       return got.status();

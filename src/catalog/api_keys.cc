@@ -10,6 +10,7 @@
 #include "catalog/authz/model.h"
 #include "catalog/object_id.h"
 #include "common/base64.h"
+#include "common/json.h"
 
 namespace quiver::catalog {
 
@@ -71,6 +72,18 @@ std::string KeyRecord(std::string_view key_id) {
   return fmt::format("{}{}.json", kKeysDir, key_id);
 }
 
+// A key record as read back from storage (bounded, common/json.h: anyone with write access to
+// the root can plant one).
+Result<json> ParseKeyRecord(const std::string& data, std::string_view key_id) {
+  auto body = ParseJson(data);
+  if (!body.ok() || !body->is_object()) {
+    return Status::Corruption(
+        fmt::format("API key record '{}' is not a JSON object{}", key_id,
+                    body.ok() ? std::string() : std::string(": ") + body.status().message()));
+  }
+  return std::move(*body);
+}
+
 ApiKeyInfo InfoFromJson(const json& body) {
   ApiKeyInfo info;
   info.key_id = body.value("key_id", "");
@@ -78,8 +91,12 @@ ApiKeyInfo InfoFromJson(const json& body) {
   info.description = body.value("description", "");
   info.created_at = body.value("created_at", "");
   info.created_by = body.value("created_by", "");
-  if (body.contains("expires_at_ms") && body["expires_at_ms"].is_number_integer()) {
-    info.expires_at_ms = body["expires_at_ms"].get<int64_t>();
+  if (body.contains("expires_at_ms")) {
+    // Past int64 (a planted record) is no expiry we can honour: treat it as expired, never as
+    // "no expiry".
+    if (body["expires_at_ms"].is_number_integer()) {
+      info.expires_at_ms = JsonToInt64(body["expires_at_ms"]).value_or(0);
+    }
   }
   if (body.contains("revoked_at") && body["revoked_at"].is_string()) {
     info.revoked_at = body["revoked_at"].get<std::string>();
@@ -168,10 +185,7 @@ Result<std::shared_ptr<const ApiKeyStore::Cached>> ApiKeyStore::Load(const std::
     }
   }
   QV_ASSIGN_OR_RETURN(GetResult got, root_->Get(KeyRecord(key_id)));
-  json body = json::parse(got.data, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return Status::Corruption(fmt::format("API key record '{}' is not JSON", key_id));
-  }
+  QV_ASSIGN_OR_RETURN(json body, ParseKeyRecord(got.data, key_id));
   auto cached = std::make_shared<Cached>();
   cached->principal = body.value("principal", "");
   cached->salt = body.value("salt", "");
@@ -236,10 +250,7 @@ Result<ApiKeyInfo> ApiKeyStore::Describe(const std::string& key_id) {
     }
     return got.status();
   }
-  json body = json::parse(got->data, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return Status::Corruption(fmt::format("API key record '{}' is not JSON", key_id));
-  }
+  QV_ASSIGN_OR_RETURN(json body, ParseKeyRecord(got->data, key_id));
   return InfoFromJson(body);
 }
 
@@ -247,10 +258,7 @@ Result<ApiKeyInfo> ApiKeyStore::Revoke(const std::string& key_id, const std::str
   QV_RETURN_IF_ERROR(Describe(key_id).status());
   for (int attempt = 0; attempt < 8; ++attempt) {
     QV_ASSIGN_OR_RETURN(GetResult got, root_->Get(KeyRecord(key_id)));
-    json body = json::parse(got.data, nullptr, false);
-    if (body.is_discarded() || !body.is_object()) {
-      return Status::Corruption(fmt::format("API key record '{}' is not JSON", key_id));
-    }
+    QV_ASSIGN_OR_RETURN(json body, ParseKeyRecord(got.data, key_id));
     if (!body.contains("revoked_at")) {
       body["revoked_at"] = FormatIso8601Millis(clock_->NowNanos());
       body["revoked_by"] = revoked_by;
@@ -277,9 +285,9 @@ Result<std::vector<ApiKeyInfo>> ApiKeyStore::List(const std::optional<std::strin
   for (const ObjectMeta& object : objects) {
     auto got = root_->Get(object.key);
     if (!got.ok()) continue;
-    json body = json::parse(got->data, nullptr, false);
-    if (body.is_discarded() || !body.is_object()) continue;
-    ApiKeyInfo info = InfoFromJson(body);
+    auto body = ParseKeyRecord(got->data, object.key);
+    if (!body.ok()) continue;  // a broken record lists as nothing; Describe reports it
+    ApiKeyInfo info = InfoFromJson(*body);
     if (principal && info.principal != *principal) continue;
     out.push_back(std::move(info));
   }

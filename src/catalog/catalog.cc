@@ -7,7 +7,9 @@
 
 #include "catalog/internal/record_fields.h"
 #include "common/ids.h"
+#include "common/json.h"
 #include "common/logging.h"
+#include "common/numbers.h"
 #include "store/key.h"
 #include "store/prefix_store.h"
 #include "store/store_uri.h"
@@ -148,8 +150,10 @@ void Catalog::LogEvent(json event, const Actor& actor) {
 
 bool Catalog::HasLiveDropMark(const json& body) const {
   auto it = body.find("dropping_since");
-  return it != body.end() && it->is_number_integer() &&
-         clock()->NowNanos() - it->get<int64_t>() < kDroppingMarkerTtlNanos;
+  if (it == body.end()) return false;
+  std::optional<int64_t> since = JsonToInt64(*it);  // a record's number: no wrap, no overflow
+  std::optional<int64_t> age = since ? CheckedAdd(clock()->NowNanos(), -*since) : std::nullopt;
+  return age && *age < kDroppingMarkerTtlNanos;
 }
 
 Status Catalog::CheckNamespaceLive(const ObjectId& ns, std::string_view purpose) {
@@ -911,12 +915,13 @@ Status Catalog::Recover(Duration min_age) {
     if (now - meta.last_modified_nanos < min_age.count()) continue;
     auto got = registry_->store().Get(meta.key);
     if (!got.ok()) continue;
-    json intent = json::parse(got->data, nullptr, false);
-    if (!intent.is_discarded() && intent.value("op", "") == "drop") {
+    auto parsed = ParseJson(got->data);  // bounded: any writer to the root can plant one
+    json intent = parsed.ok() && parsed->is_object() ? std::move(*parsed) : json();
+    if (intent.is_object() && intent.value("op", "") == "drop") {
       QV_RETURN_IF_ERROR(RecoverDrop(intent, meta.key));
       continue;
     }
-    if (intent.is_discarded() || intent.value("op", "") != "rename") {
+    if (!intent.is_object() || intent.value("op", "") != "rename") {
       QV_LOG_WARN("ignoring an unreadable intent record", {{"key", meta.key}});
       continue;
     }

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "common/json.h"
 #include "common/logging.h"
+#include "common/numbers.h"
 
 namespace quiver::catalog {
 
@@ -41,20 +43,20 @@ Result<uint64_t> SeqFromLogKey(std::string_view key) {
     return Status::Corruption(fmt::format("unexpected change-log object '{}'", key));
   }
   name = name.substr(17);
-  uint64_t inverted = 0;
-  for (char c : name.substr(0, 20)) {
-    if (c < '0' || c > '9') return Status::Corruption(fmt::format("bad change-log key '{}'", key));
-    inverted = inverted * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return kMaxSeq - inverted;
+  // Checked: 20 digits can exceed 2^64 (a planted "99999999999999999999" wrapped).
+  auto inverted = ParseUint64(name.substr(0, 20));
+  if (!inverted.ok()) return Status::Corruption(fmt::format("bad change-log key '{}'", key));
+  return kMaxSeq - *inverted;
 }
 
 Result<nlohmann::json> ParseRecord(const std::string& data, std::string_view key) {
-  nlohmann::json body = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded() || !body.is_object()) {
-    return Status::Corruption(fmt::format("registry record '{}' is not a JSON object", key));
+  auto body = ParseJson(data);
+  if (!body.ok() || !body->is_object()) {
+    return Status::Corruption(
+        fmt::format("registry record '{}' is not a JSON object{}", key,
+                    body.ok() ? std::string() : std::string(": ") + body.status().message()));
   }
-  return body;
+  return std::move(*body);
 }
 
 }  // namespace
@@ -71,17 +73,17 @@ Result<std::unique_ptr<Registry>> Registry::Open(std::shared_ptr<ObjectStore> ro
     stamp = root->Get(kFormatKey);
   }
   if (!stamp.ok()) return stamp.status().WithContext("reading the registry format stamp");
-  auto body = nlohmann::json::parse(stamp->data, nullptr, false);
-  if (body.is_discarded() || !body.is_object() || !body.contains("format") ||
-      !body["format"].is_number_integer()) {
+  auto parsed = ParseJson(stamp->data);
+  nlohmann::json body = parsed.ok() ? std::move(*parsed) : nlohmann::json();
+  if (!body.is_object() || !body.contains("format") || !body["format"].is_number_integer()) {
     return Status::Corruption(
         fmt::format("{} in {} is not a registry format stamp", kFormatKey, root->Describe()));
   }
-  int format = body["format"].get<int>();
+  const nlohmann::json& format = body["format"];  // compared as JSON: no narrowing
   if (format != kRegistryFormat) {
     return Status::Unsupported(fmt::format(
         "the root {} holds a quiver registry of format {}; this quiver reads format {} only",
-        root->Describe(), format, kRegistryFormat));
+        root->Describe(), format.dump(), kRegistryFormat));
   }
   return std::unique_ptr<Registry>(new Registry(std::move(root), clock));
 }

@@ -8,6 +8,7 @@
 #include "catalog/api_keys.h"
 #include "catalog/catalog.h"
 #include "cli/cli_util.h"
+#include "common/numbers.h"
 #include "store/store_uri.h"
 
 namespace quiver::cli {
@@ -26,11 +27,16 @@ const catalog::Actor kOperator{"user:operator", ""};
 
 int RunCreateKey(const std::string& uri, const std::string& principal, int64_t days,
                  const std::string& description) {
+  std::optional<int64_t> expires;
+  if (days > 0) {  // checked before the root is opened: `days * 86'400'000` used to wrap
+    auto lifetime = CheckedDuration(days, std::chrono::hours(24));
+    if (!lifetime.ok()) return UsageError(lifetime.status().WithContext("--expires-in-days"));
+    expires = Clock::Real()->NowMillis() +
+              std::chrono::duration_cast<std::chrono::milliseconds>(*lifetime).count();
+  }
   auto catalog = OpenRoot(uri);
   if (!catalog.ok()) return Fail(catalog.status());
   catalog::ApiKeyStore keys((*catalog)->registry().store_ptr(), nullptr);
-  std::optional<int64_t> expires;
-  if (days > 0) expires = Clock::Real()->NowMillis() + days * 86'400'000;
   auto created = keys.Create(principal, expires, description, kOperator.principal);
   if (!created.ok()) return Fail(created.status());
   std::cout << created->key << '\n';

@@ -7,6 +7,7 @@
 
 #include "catalog/catalog.h"
 #include "cli/cli_util.h"
+#include "common/numbers.h"
 
 namespace quiver::cli {
 namespace {
@@ -43,10 +44,12 @@ int RunCheck(const std::string& uri, bool json) {
 }
 
 int RunRecover(const std::string& uri, double min_age_seconds) {
+  // Checked: converting 1e300 seconds (or inf) to nanoseconds is undefined.
+  auto min_age = DurationFromSeconds(min_age_seconds);
+  if (!min_age.ok()) return UsageError(min_age.status().WithContext("--min-age"));
   auto catalog = OpenCatalog(uri);
   if (!catalog.ok()) return Fail(catalog.status());
-  Status recovered = (*catalog)->Recover(
-      std::chrono::duration_cast<Duration>(std::chrono::duration<double>(min_age_seconds)));
+  Status recovered = (*catalog)->Recover(*min_age);
   if (!recovered.ok()) return Fail(recovered);
   return RunCheck(uri, false);
 }

@@ -11,6 +11,7 @@
 
 #include "cli/access_commands.h"
 #include "cli/catalog_commands.h"
+#include "cli/cli_util.h"
 #include "cli/store_commands.h"
 #include "cli/table_commands.h"
 #include "common/config.h"
@@ -76,8 +77,7 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
     sources.flags = *flags;
     auto config = quiver::LoadConfig(sources);
     if (!config.ok()) {
-      std::fprintf(stderr, "quiver: error: %s\n", config.status().ToString().c_str());
-      *exit_code = 2;
+      *exit_code = quiver::cli::UsageError(config.status());
       return;
     }
     *exit_code = RunServer(*config);
@@ -97,10 +97,13 @@ int main(int argc, char** argv) {
   quiver::cli::AddTableCommands(app, &exit_code);
   quiver::cli::AddCatalogCommands(app, &exit_code);
   quiver::cli::AddAccessCommands(app, &exit_code);
+  quiver::cli::CheckIntegerOptions(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version are "errors" that exit 0; every other one is a wrong command line.
+    const int code = app.exit(e);
+    return code == 0 ? 0 : quiver::cli::kUsageExitCode;
   }
   return exit_code;
 }

@@ -8,6 +8,7 @@
 
 #include "cli/cli_util.h"
 #include "common/clock.h"
+#include "common/numbers.h"
 
 namespace quiver::cli {
 namespace {
@@ -68,11 +69,12 @@ int RunCat(const std::string& uri, const std::string& key) {
 }
 
 int RunSweep(const std::string& uri, double min_age_seconds) {
+  // Checked: converting 1e300 seconds (or inf) to nanoseconds is undefined.
+  auto min_age = DurationFromSeconds(min_age_seconds);
+  if (!min_age.ok()) return UsageError(min_age.status().WithContext("--min-age"));
   auto store = OpenExistingStore(uri);
   if (!store.ok()) return Fail(store.status());
-  auto min_age =
-      std::chrono::duration_cast<Duration>(std::chrono::duration<double>(min_age_seconds));
-  auto report = (*store)->Sweep(min_age);
+  auto report = (*store)->Sweep(*min_age);
   if (!report.ok()) return Fail(report.status());
   std::cout << fmt::format("removed {} leftover temp file(s), {} byte(s), older than {}s\n",
                            report->files_removed, report->bytes_removed, min_age_seconds);

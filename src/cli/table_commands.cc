@@ -11,6 +11,7 @@
 #include "cli/cli_util.h"
 #include "cli/table_data_commands.h"
 #include "common/clock.h"
+#include "common/numbers.h"
 #include "format/feature_flags.h"
 #include "format/lance_proto.h"
 #include "format/manifest_names.h"
@@ -377,32 +378,6 @@ void AddCommitCommands(CLI::App& table, int* exit_code) {
   });
 }
 
-// "7d", "12h", "30m", "45s", "0" (seconds) -> a duration.
-Result<Duration> ParseAge(const std::string& text) {
-  if (text.empty()) return Status::InvalidInput("empty duration");
-  char unit = text.back();
-  std::string digits =
-      std::isdigit(static_cast<unsigned char>(unit)) ? text : text.substr(0, text.size() - 1);
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
-    return Status::InvalidInput(
-        fmt::format("'{}' is not a duration like 7d, 12h, 30m or 45s", text));
-  }
-  int64_t n = std::stoll(digits);
-  switch (std::isdigit(static_cast<unsigned char>(unit)) ? 's' : unit) {
-    case 'd':
-      return Duration(std::chrono::hours(24 * n));
-    case 'h':
-      return Duration(std::chrono::hours(n));
-    case 'm':
-      return Duration(std::chrono::minutes(n));
-    case 's':
-      return Duration(std::chrono::seconds(n));
-    default:
-      return Status::InvalidInput(
-          fmt::format("'{}' is not a duration like 7d, 12h, 30m or 45s", text));
-  }
-}
-
 struct CleanupArgs {
   std::string uri;
   std::optional<std::string> branch;
@@ -415,14 +390,14 @@ struct CleanupArgs {
 };
 
 int RunCleanup(const CleanupArgs& args) {
-  auto root = OpenExistingStore(args.uri);
-  if (!root.ok()) return Fail(root.status());
   table::CleanupPolicy policy;
-  if (args.older_than) {
-    auto age = ParseAge(*args.older_than);
-    if (!age.ok()) return Fail(age.status());
+  if (args.older_than) {  // checked before anything is opened
+    auto age = ParseDuration(*args.older_than);
+    if (!age.ok()) return UsageError(age.status().WithContext("--older-than"));
     policy.older_than = *age;
   }
+  auto root = OpenExistingStore(args.uri);
+  if (!root.ok()) return Fail(root.status());
   policy.retain_versions = args.retain;
   policy.dry_run = args.dry_run;
   policy.error_if_tagged_old_versions = !args.keep_tagged;

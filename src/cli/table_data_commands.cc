@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -20,6 +19,7 @@
 #include "arrow/ipc/writer.h"
 #include "arrow/json_lines.h"
 #include "cli/cli_util.h"
+#include "common/numbers.h"
 #include "table/dataset.h"
 #include "table/scan.h"
 #include "table/take.h"
@@ -165,12 +165,9 @@ Result<std::vector<uint64_t>> ParseRows(const std::string& list) {
   while (true) {
     const size_t comma = std::min(list.find(',', begin), list.size());
     const std::string_view part(list.data() + begin, comma - begin);
-    uint64_t v = 0;
-    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
-    if (part.empty() || ec != std::errc() || end != part.data() + part.size()) {
-      return Status::InvalidInput(fmt::format("--rows: '{}' is not a row number", part));
-    }
-    rows.push_back(v);
+    auto v = ParseUint64(part);
+    if (!v.ok()) return v.status().WithContext("--rows");
+    rows.push_back(*v);
     if (comma == list.size()) break;
     begin = comma + 1;
   }
@@ -179,7 +176,7 @@ Result<std::vector<uint64_t>> ParseRows(const std::string& list) {
 
 int RunTake(const TakeArgs& args) {
   auto rows = ParseRows(args.rows);
-  if (!rows.ok()) return Fail(rows.status());
+  if (!rows.ok()) return UsageError(rows.status());
   auto dataset = OpenVersion(args.uri, args.version);
   if (!dataset.ok()) return Fail(dataset.status());
   table::TakeOptions options;

@@ -1,14 +1,18 @@
 #include "common/config.h"
 
 #include <cctype>
-#include <charconv>
+#include <chrono>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 #include <nlohmann/json.hpp>
+
+#include "common/json.h"
+#include "common/numbers.h"
 
 extern char** environ;
 
@@ -74,30 +78,42 @@ Result<std::pair<std::string, uint16_t>> ParseListenAddress(std::string_view lis
           "listen address '{}': write an IPv6 host in brackets, as [::1]:2333", listen));
     }
   }
-  unsigned value = 0;
-  auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
-  if (host.empty() || port.empty() || ec != std::errc() || ptr != port.data() + port.size() ||
-      value > 65535) {
+  auto value = ParseUint64(port, 0, 65535);
+  if (host.empty() || !value.ok()) {
     return Status::InvalidInput(
         fmt::format("listen address '{}' needs a host and a port 0-65535", listen));
   }
-  return std::make_pair(std::string(host), static_cast<uint16_t>(value));
+  return std::make_pair(std::string(host), static_cast<uint16_t>(*value));
 }
 
 namespace {
 
-// Settings taken as given, and settings that must be positive integers.
+// Settings taken as given.
 const std::map<std::string_view, std::string Config::*> kTextSettings = {
     {"admins", &Config::admins},
     {"jwks_file", &Config::jwks_file},
     {"jwks_url", &Config::jwks_url},
     {"jwt_issuer", &Config::jwt_issuer},
     {"jwt_audience", &Config::jwt_audience}};
-const std::map<std::string_view, uint64_t Config::*> kPositiveSettings = {
-    {"max_header_bytes", &Config::max_header_bytes},
-    {"max_body_bytes", &Config::max_body_bytes},
-    {"read_timeout_ms", &Config::read_timeout_ms},
-    {"write_timeout_ms", &Config::write_timeout_ms}};
+
+// Integer settings and their ranges. The upper bounds are those of the consumers: the HTTP
+// parser's header limit is a uint32, and a timeout or interval must stay a valid
+// std::chrono::milliseconds after it is added to a clock reading (kMaxDuration).
+struct IntegerSetting {
+  uint64_t Config::*field;
+  uint64_t min;
+  uint64_t max;
+};
+constexpr uint64_t kMaxMillis = static_cast<uint64_t>(
+    std::chrono::duration_cast<std::chrono::milliseconds>(kMaxDuration).count());
+const std::map<std::string_view, IntegerSetting> kIntegerSettings = {
+    {"max_header_bytes", {&Config::max_header_bytes, 1, std::numeric_limits<uint32_t>::max()}},
+    {"max_body_bytes", {&Config::max_body_bytes, 1, std::numeric_limits<uint64_t>::max()}},
+    {"read_timeout_ms", {&Config::read_timeout_ms, 1, kMaxMillis}},
+    {"write_timeout_ms", {&Config::write_timeout_ms, 1, kMaxMillis}},
+    // 0: read other servers' changes on every request.
+    {"authz_refresh_ms", {&Config::authz_refresh_ms, 0, kMaxMillis}}};
+constexpr uint64_t kMaxWorkers = 1024;
 
 }  // namespace
 
@@ -135,23 +151,14 @@ Status SetConfigValue(Config& config, std::string_view key, std::string_view val
     }
   } else if (auto text = kTextSettings.find(key); text != kTextSettings.end()) {
     config.*(text->second) = std::string(value);
-  } else if (key == "workers" || key == "authz_refresh_ms" || kPositiveSettings.count(key)) {
-    uint64_t n = 0;
-    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
-      return Status::InvalidInput(
-          fmt::format("{} ({}): '{}' is not a non-negative integer", key, source, value));
-    }
-    if (key == "workers") {
-      if (n > 1024) return Status::InvalidInput(fmt::format("{} ({}): at most 1024", key, source));
-      config.workers = static_cast<int>(n);
-    } else if (key == "authz_refresh_ms") {
-      config.authz_refresh_ms = n;  // 0: read other servers' changes on every request
-    } else if (n == 0) {
-      return Status::InvalidInput(fmt::format("{} ({}): must be positive", key, source));
-    } else {
-      config.*(kPositiveSettings.at(key)) = n;
-    }
+  } else if (key == "workers") {
+    auto n = ParseUint64(value, 0, kMaxWorkers);
+    if (!n.ok()) return bad(n.status());
+    config.workers = static_cast<int>(*n);
+  } else if (auto integer = kIntegerSettings.find(key); integer != kIntegerSettings.end()) {
+    auto n = ParseUint64(value, integer->second.min, integer->second.max);
+    if (!n.ok()) return bad(n.status());
+    config.*(integer->second.field) = *n;
   } else {
     std::string known;
     for (const ConfigOption& o : ConfigOptions()) {
@@ -207,10 +214,14 @@ Status ApplyToml(Config& config, const std::string& path, const std::string& tex
 }
 
 Status ApplyJson(Config& config, const std::string& path, const std::string& text) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    return Status::InvalidInput(fmt::format("config file '{}' is not valid JSON", path));
+  // Duplicate keys are refused (as toml++ refuses them): a repeated "auth" must not silently
+  // mean its last value.
+  auto parsed = ParseJson(text);
+  if (!parsed.ok()) {
+    return Status::InvalidInput(
+        fmt::format("config file '{}': {}", path, parsed.status().message()));
   }
+  const nlohmann::json& j = *parsed;
   if (!j.is_object()) {
     return Status::InvalidInput(fmt::format("config file '{}' must hold a JSON object", path));
   }

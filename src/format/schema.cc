@@ -1,12 +1,12 @@
 #include "format/schema.h"
 
-#include <charconv>
 #include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/numbers.h"
 #include "format/lance_proto.h"
 
 namespace quiver::format {
@@ -24,10 +24,12 @@ std::vector<std::string> SplitColon(const std::string& s) {
   return parts;
 }
 
+// 0 unless `s` is an integer within +-2^31: the digits come from a manifest (any writer's bytes)
+// and a caller multiplies them (a decimal's length is precision * 1000 + scale).
 int64_t ToInt(const std::string& s) {
-  int64_t v = 0;
-  std::from_chars(s.data(), s.data() + s.size(), v);
-  return v;
+  constexpr int64_t kBound = int64_t{1} << 31;
+  auto v = ParseInt64(s, -kBound, kBound);
+  return v.ok() ? *v : 0;
 }
 
 // Maps a scalar Lance logical type to a JsonArrowDataType name (+ length); empty if unknown.

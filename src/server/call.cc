@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/json.h"
+
 namespace quiver::server {
 
 using nlohmann::json;
@@ -217,10 +219,14 @@ Result<Call> ParseCall(const HttpRequest& http, const RouteMatch& match, std::st
   while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back())))
     body.remove_suffix(1);
   if (body.empty() || body == "null") return call;
-  json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) {
-    return Status::InvalidInput("the request body is not valid JSON");
+  // Bounded depth (a deep value would overflow the stack of whatever walks it later) and no
+  // repeated keys (two `id` fields are ambiguous): common/json.h.
+  auto parsed_body = ParseJson(body);
+  if (!parsed_body.ok()) {
+    return Status::InvalidInput(
+        fmt::format("the request body is not accepted: {}", parsed_body.status().message()));
   }
+  json parsed = std::move(*parsed_body);
   if (!parsed.is_object()) {
     return Status::InvalidInput(
         fmt::format("the request body must be a JSON object, not {}", parsed.type_name()));

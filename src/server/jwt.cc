@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "common/base64.h"
+#include "common/json.h"
 #include "common/logging.h"
 #include "server/internal/jwks_fetch.h"
 
@@ -173,8 +174,12 @@ Result<Jwk> ParseJwk(const json& jwk) {
 // Every usable key of a JWKS document. Unusable keys are skipped with a warning; a set with
 // none left is InvalidInput.
 Result<std::vector<Jwk>> ParseJwks(std::string_view text, const std::string& source) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("keys") || !doc["keys"].is_array()) {
+  auto parsed = ParseJson(text);  // bounded: common/json.h
+  if (!parsed.ok()) {
+    return Status::InvalidInput(fmt::format("JWKS {}: {}", source, parsed.status().message()));
+  }
+  const json& doc = *parsed;
+  if (!doc.is_object() || !doc.contains("keys") || !doc["keys"].is_array()) {
     return Status::InvalidInput(
         fmt::format("JWKS {}: not a JSON object with a \"keys\" array", source));
   }
@@ -248,10 +253,12 @@ std::optional<Token> ParseToken(std::string_view text, std::string* why) {
     return fail("a part is not unpadded base64url");
   }
   token.signing_input = text.substr(0, second);
-  json header = json::parse(header_text, nullptr, /*allow_exceptions=*/false);
-  if (header.is_discarded() || !header.is_object()) {
+  // Bounded (common/json.h): the header is parsed before the signature is checked.
+  auto parsed_header = ParseJson(header_text);
+  if (!parsed_header.ok() || !parsed_header->is_object()) {
     return fail("header is not a JSON object");
   }
+  const json& header = *parsed_header;
   auto alg = header.find("alg");
   if (alg == header.end() || !alg->is_string()) return fail("header has no alg");
   token.alg = alg->get<std::string>();
@@ -489,12 +496,12 @@ Result<JwtClaims> JwtVerifier::Verify(std::string_view text, std::string* reason
     }
     if (check == SignatureCheck::kValid) {
       // Only a payload with a good signature is parsed: forged bytes never reach the parser.
-      json payload = json::parse(token->payload, nullptr, /*allow_exceptions=*/false);
-      if (payload.is_discarded()) {
-        why = "payload is not JSON";
+      auto payload = ParseJson(token->payload);
+      if (!payload.ok()) {
+        why = "payload is not JSON: " + payload.status().message();
       } else {
         double now = static_cast<double>(clock_->NowNanos()) / 1e9;
-        claims = CheckClaims(std::move(payload), options_, now, &why);
+        claims = CheckClaims(std::move(*payload), options_, now, &why);
       }
     }
   }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/ids.h"
+#include "common/json.h"
 #include "format/lance_proto.h"
 #include "format/manifest_names.h"
 #include "table/apply.h"
@@ -26,8 +27,11 @@ Result<nlohmann::ordered_json> ParentMapping(ObjectStore& root,
   nlohmann::ordered_json mapping = nlohmann::ordered_json::array();
   if (!source) return mapping;
   QV_ASSIGN_OR_RETURN(GetResult got, root.Get(BranchRefKey(*source)));
-  nlohmann::ordered_json j =
-      nlohmann::ordered_json::parse(got.data, nullptr, /*allow_exceptions=*/false);
+  auto parsed = ParseOrderedJson(got.data);  // bounded: common/json.h
+  if (!parsed.ok()) {
+    return Status::Corruption(parsed.status().message()).WithContext(BranchRefKey(*source));
+  }
+  const nlohmann::ordered_json& j = *parsed;
   if (j.is_object() && j.contains("identifier") && j["identifier"].is_object() &&
       j["identifier"].contains("version_mapping") &&
       j["identifier"]["version_mapping"].is_array()) {

@@ -3,17 +3,21 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/json.h"
 #include "store/prefix_store.h"
 
 namespace quiver::table {
 namespace {
 
 Result<nlohmann::json> ParseObject(std::string_view text, const std::string& what) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Status::Corruption(fmt::format("{}: not a JSON object", what));
+  // Bounded (common/json.h): a ref file is whatever any writer to the table's storage put there.
+  auto j = ParseJson(text);
+  if (!j.ok() || !j->is_object()) {
+    return Status::Corruption(
+        fmt::format("{}: not a JSON object{}", what,
+                    j.ok() ? std::string() : std::string(": ") + j.status().message()));
   }
-  return j;
+  return std::move(*j);
 }
 
 Result<uint64_t> RequiredUint(const nlohmann::json& j, const char* key, const std::string& what) {
@@ -73,8 +77,9 @@ Result<BranchInfo> ParseBranchJson(std::string_view text, const std::string& wha
   QV_ASSIGN_OR_RETURN(branch.manifest_size, RequiredUint(j, "manifestSize", what));
   branch.parent_branch = OptionalString(j, "parentBranch");
   auto created = j.find("createAt");
-  if (created != j.end() && created->is_number_integer())
-    branch.create_at = created->get<int64_t>();
+  if (created != j.end()) {
+    if (std::optional<int64_t> at = JsonToInt64(*created)) branch.create_at = *at;
+  }
   return branch;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/json.h"
 #include "format/lance_proto.h"
 #include "table/versions.h"
 
@@ -81,8 +82,11 @@ Result<TagInfo> UpdateTag(const std::shared_ptr<ObjectStore>& root, const std::s
     return got.status();
   }
   QV_ASSIGN_OR_RETURN(TagInfo old, ParseTagJson(got->data, TagKey(name)));
-  nlohmann::ordered_json previous =
-      nlohmann::ordered_json::parse(got->data, nullptr, /*allow_exceptions=*/false);
+  // Parsed as ParseTagJson just did, keeping the key order of the metadata carried over.
+  auto reparsed = ParseOrderedJson(got->data);
+  if (!reparsed.ok())
+    return Status::Corruption(reparsed.status().message()).WithContext(TagKey(name));
+  nlohmann::ordered_json previous = std::move(*reparsed);
   nlohmann::ordered_json metadata =
       previous.is_object() && previous.contains("metadata") && previous["metadata"].is_object()
           ? previous["metadata"]

@@ -210,6 +210,32 @@ TEST_F(HierarchyTest, TheConsistencyScanFindsARecordWithoutItsOwner) {
   EXPECT_NE(report->problems[0].find("no owner grant"), std::string::npos);
 }
 
+// Grant records are whatever a writer to the root put there. A grant whose subject is not a
+// string made json::value() throw, and AccessControl::Open (server start) with it; now the grant
+// is skipped with a warning, and so is a server record nested past the JSON bound (Corruption).
+TEST_F(HierarchyTest, AccessControlOpensOverHostileGrantRecords) {
+  ASSERT_TRUE(store_
+                  ->Put("_quiver/server.json",
+                        R"({"grants":[{"subject":5,"relation":"admin"},)"
+                        R"({"subject":"user:ops","relation":"admin"}]})",
+                        PutOptions())
+                  .ok());
+  AccessOptions options;
+  options.clock = &clock_;
+  auto access = AccessControl::Open(*catalog_, options);
+  ASSERT_TRUE(access.ok()) << access.status().ToString();
+  EXPECT_TRUE((*access)->IsServerAdmin("user:ops"));
+  access->reset();
+  const std::string deep =
+      R"({"grants":)" + std::string(100'000, '[') + std::string(100'000, ']') + "}";
+  ASSERT_TRUE(store_->Put("_quiver/server.json", deep, PutOptions()).ok());
+  auto refused = AccessControl::Open(*catalog_, options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().subcode(), Subcode::kCorruption) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("nested deeper than"), std::string::npos)
+      << refused.status().ToString();
+}
+
 // Two servers over one root: each one's AccessControl learns the other's grants from the records
 // (Reconcile, on a refusal) and from the change log (Refresh).
 TEST_F(HierarchyTest, AccessControlFollowsAnotherServersGrants) {

@@ -31,6 +31,35 @@ TEST(RegistryTest, StampsAnEmptyRootAndRefusesAnUnknownFormat) {
   EXPECT_FALSE(Registry::Open(garbage).ok());
 }
 
+// Records from storage: a format stamp nested past the JSON bound or repeating a key is refused,
+// and a change-log key whose 20 digits exceed 2^64 is Corruption (it used to wrap into a bogus
+// generation).
+TEST(RegistryTest, HostileStampsAndLogKeysAreCorruption) {
+  auto deep = MemoryObjectStore::Create();
+  ASSERT_TRUE(deep->Put("_quiver/format.json", R"({"format": 2, "x": )" +
+                                                   std::string(100'000, '[') +
+                                                   std::string(100'000, ']') + "}")
+                  .ok());
+  EXPECT_EQ(Registry::Open(deep).status().subcode(), Subcode::kCorruption);
+  auto twice = MemoryObjectStore::Create();
+  ASSERT_TRUE(twice->Put("_quiver/format.json", R"({"format": 2, "format": 1})").ok());
+  EXPECT_EQ(Registry::Open(twice).status().subcode(), Subcode::kCorruption);
+
+  auto store = MemoryObjectStore::Create();
+  auto registry = Registry::Open(store);
+  ASSERT_TRUE(registry.ok());
+  // Sorts first (the newest batch), as an inverted sequence number of 99999999999999999999.
+  ASSERT_TRUE(store
+                  ->Put("_quiver/log/0000000000000000/99999999999999999999.json",
+                        R"({"first": 1, "events": [{"seq": 1}]})")
+                  .ok());
+  auto generation = (*registry)->Generation();
+  ASSERT_FALSE(generation.ok()) << *generation;
+  EXPECT_EQ(generation.status().subcode(), Subcode::kCorruption);
+  EXPECT_NE(generation.status().message().find("bad change-log key"), std::string::npos)
+      << generation.status().ToString();
+}
+
 TEST(RegistryTest, KeysNestByNamespaceAndListDirectChildrenOnly) {
   EXPECT_EQ(Registry::RecordKey(RecordKind::kNamespace, {"a"}), "_quiver/ns/@61.json");
   EXPECT_EQ(Registry::RecordKey(RecordKind::kNamespace, {"a", "b"}), "_quiver/ns/61/@62.json");

@@ -296,6 +296,73 @@ TEST_F(ConfigFileTest, BadJson) {
   EXPECT_EQ(c.root, Config().root);
 }
 
+// A repeated key used to keep its last value: `"auth": true ... "auth": false` served with auth
+// off. Refused at any depth, as the TOML reader refuses it, naming the key and the file.
+TEST_F(ConfigFileTest, JsonDuplicateKeyIsAnError) {
+  Config c;
+  std::string path = Write("dup.json", R"({"auth": true, "root": "memory://d", "auth": false})");
+  Status s = ApplyConfigFile(c, path);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.IsInvalidInput());
+  EXPECT_TRUE(Contains(s.message(), "duplicate key 'auth'")) << s.message();
+  EXPECT_TRUE(Contains(s.message(), path)) << s.message();
+  EXPECT_FALSE(c.auth);
+  EXPECT_EQ(c.root, Config().root);  // nothing applied
+  Status nested = ApplyConfigFile(c, Write("dup2.json", R"({"root": {"a": 1, "a": 2}})"));
+  ASSERT_FALSE(nested.ok());
+  EXPECT_TRUE(Contains(nested.message(), "duplicate key 'a'")) << nested.message();
+  // TOML refuses the same (toml++), so the two readers agree.
+  Status toml = ApplyConfigFile(c, Write("dup.toml", "auth = true\nauth = false\n"));
+  EXPECT_FALSE(toml.ok());
+}
+
+TEST_F(ConfigFileTest, JsonNestingIsBounded) {
+  Config c;
+  std::string deep = "{\"root\": " + std::string(100'000, '[') + std::string(100'000, ']') + "}";
+  Status s = ApplyConfigFile(c, Write("deep.json", deep));
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(Contains(s.message(), "nested deeper than")) << s.message();
+}
+
+// Integer settings are range-checked against what consumes them, from every source.
+TEST_F(ConfigFileTest, IntegerSettingsAreRangeChecked) {
+  struct Case {
+    std::string key;
+    std::string value;
+    std::string_view expect;
+  };
+  for (const Case& bad : {
+           // The HTTP parser's header limit is a uint32: 2^32 used to wrap to 0.
+           Case{"max_header_bytes", "4294967296", "out of range (1..4294967295)"},
+           Case{"max_header_bytes", "99999999999999999999", "out of range"},
+           Case{"max_body_bytes", "18446744073709551616", "out of range"},
+           // A timeout is a std::chrono::milliseconds added to a clock reading.
+           Case{"read_timeout_ms", "18446744073709551615", "out of range (1..3155760000000)"},
+           Case{"write_timeout_ms", "9223372036854775807", "out of range"},
+           Case{"authz_refresh_ms", "9223372036854775808", "out of range (0..3155760000000)"},
+           Case{"workers", "4294967297", "out of range (0..1024)"},
+       }) {
+    Config c;
+    Status flag = SetConfigValue(c, bad.key, bad.value, "flag");
+    ASSERT_FALSE(flag.ok()) << bad.key << "=" << bad.value;
+    EXPECT_TRUE(flag.IsInvalidInput());
+    EXPECT_TRUE(Contains(flag.message(), bad.key)) << flag.message();
+    EXPECT_TRUE(Contains(flag.message(), bad.expect)) << flag.message();
+    // The same number in a JSON file (an unsigned or out-of-range JSON integer) and in TOML.
+    Status json = ApplyConfigFile(c, Write("n.json", "{\"" + bad.key + "\": " + bad.value + "}"));
+    EXPECT_FALSE(json.ok()) << bad.key << "=" << bad.value;
+    Status toml = ApplyConfigFile(c, Write("n.toml", bad.key + " = " + bad.value + "\n"));
+    EXPECT_FALSE(toml.ok()) << bad.key << "=" << bad.value;
+    EXPECT_EQ(c.max_header_bytes, Config().max_header_bytes);
+    EXPECT_EQ(c.read_timeout_ms, Config().read_timeout_ms);
+  }
+  Config c;
+  ASSERT_TRUE(SetConfigValue(c, "max_header_bytes", "4294967295", "flag").ok());
+  EXPECT_EQ(c.max_header_bytes, 4294967295u);
+  ASSERT_TRUE(SetConfigValue(c, "read_timeout_ms", "3155760000000", "flag").ok());
+  ASSERT_TRUE(SetConfigValue(c, "authz_refresh_ms", "0", "flag").ok());
+}
+
 TEST_F(ConfigFileTest, ExtensionIsCheckedBeforeTheFileIsOpened) {
   Config c;
   Status s = ApplyConfigFile(c, "/nonexistent/quiver.yaml");

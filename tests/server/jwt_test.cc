@@ -487,6 +487,24 @@ TEST_F(JwtTest, SubjectIsRequired) {
   ExpectRejected(*v, Mint(K().ec, "ec-1", claims), "sub");
 }
 
+// RFC 7519 §4: a parser must reject duplicate claim names or keep the last; quiver rejects
+// (two `sub` or two `exp` claims mean different things to different readers), and a header or
+// payload nested past the JSON bound is refused before anything walks it.
+TEST_F(JwtTest, RepeatedClaimsAndDeepNestingAreRefused) {
+  auto v = MakeStandard();
+  ASSERT_NE(v, nullptr);
+  std::string claims = Claims().dump();
+  std::string twice = claims.substr(0, claims.size() - 1) + R"(,"sub":"user:root"})";
+  ExpectRejected(*v, MintRaw(K().rsa, {{"alg", "RS256"}, {"kid", "rsa-1"}}, twice),
+                 "duplicate key 'sub'");
+  std::string deep = claims.substr(0, claims.size() - 1) + R"(,"x":)" + std::string(200, '[') +
+                     std::string(200, ']') + "}";
+  ExpectRejected(*v, MintRaw(K().rsa, {{"alg", "RS256"}, {"kid", "rsa-1"}}, deep),
+                 "nested deeper than");
+  ExpectRejected(*v, B64Url(R"({"alg":"RS256","alg":"none"})") + "." + B64Url(claims) + ".c2ln",
+                 "header is not a JSON object");
+}
+
 TEST_F(JwtTest, MalformedTokensFail) {
   auto v = MakeStandard();
   ASSERT_NE(v, nullptr);

@@ -118,6 +118,27 @@ TEST_F(BranchesTest, CreationRefusals) {
   }
 }
 
+// A branch ref file is whatever any writer to the table's storage put there: one nested past the
+// JSON bound (or repeating a key) is Corruption naming the file, for a fork from it and for the
+// listing, instead of a value that later recursive walks would overflow the stack on.
+TEST_F(BranchesTest, HostileRefFilesAreCorruption) {
+  ASSERT_TRUE(CreateBranch(root_, "dev", BranchSource{}, &clock_).ok());
+  auto ref = root_->Get(BranchRefKey("dev"));
+  ASSERT_TRUE(ref.ok());
+  const std::string body = ref->data.substr(0, ref->data.rfind('}'));
+  for (const std::string& planted :
+       {body + R"(, "x": )" + std::string(100'000, '[') + std::string(100'000, ']') + "}",
+        body + R"(, "parentVersion": 1})"}) {
+    ASSERT_TRUE(root_->Put(BranchRefKey("dev"), planted).ok());
+    auto fork = CreateBranch(root_, "x", BranchSource{"dev", std::nullopt}, &clock_);
+    ASSERT_FALSE(fork.ok());
+    EXPECT_EQ(fork.status().subcode(), Subcode::kCorruption) << fork.status().ToString();
+    EXPECT_NE(fork.status().message().find(BranchRefKey("dev")), std::string::npos)
+        << fork.status().ToString();
+    EXPECT_FALSE(ListBranches(*root_).ok());
+  }
+}
+
 TEST_F(BranchesTest, DeleteRemovesTheRefAndOwnFilesButNotNestedBranches) {
   ASSERT_TRUE(CreateBranch(root_, "a", BranchSource{}, &clock_).ok());
   ASSERT_TRUE(CreateBranch(root_, "a/b", BranchSource{}, &clock_).ok());

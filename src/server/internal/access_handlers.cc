@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "catalog/api_keys.h"
+#include "common/numbers.h"
 #include "server/identity.h"
 #include "server/internal/authorize.h"
 #include "server/internal/handlers.h"
@@ -118,7 +119,14 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
     }
     if (expires_in) {
       if (*expires_in <= 0) return Status::InvalidInput("'expires_in_seconds' must be positive");
-      expires_at_ms = Clock::Real()->NowMillis() + *expires_in * 1000;
+      // Checked (common/numbers.h): `* 1000` wrapped a huge lifetime into a key already expired.
+      auto lifetime = CheckedDuration(*expires_in, std::chrono::seconds(1));
+      if (!lifetime.ok()) {
+        return Status::InvalidInput(
+            fmt::format("'expires_in_seconds' is out of range: {}", lifetime.status().message()));
+      }
+      expires_at_ms = Clock::Real()->NowMillis() +
+                      std::chrono::duration_cast<std::chrono::milliseconds>(*lifetime).count();
     }
     std::string owner = principal.value_or(call.subject);
     QV_RETURN_IF_ERROR(catalog::ValidatePrincipal(owner));

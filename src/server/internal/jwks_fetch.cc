@@ -10,6 +10,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "common/numbers.h"
+
 namespace quiver::server::internal {
 
 namespace asio = boost::asio;
@@ -77,14 +79,9 @@ Result<LoopbackUrl> ParseLoopbackUrl(const std::string& url) {
     }
   }
   if (has_port) {
-    if (port_text.empty() || port_text.size() > 5 ||
-        !std::all_of(port_text.begin(), port_text.end(),
-                     [](char c) { return c >= '0' && c <= '9'; })) {
-      return Refuse(url, "bad port");
-    }
-    int port = std::stoi(std::string(port_text));
-    if (port < 1 || port > 65535) return Refuse(url, "bad port");
-    out.port = static_cast<uint16_t>(port);
+    auto port = ParseUint64(port_text, 1, 65535);
+    if (!port.ok()) return Refuse(url, "bad port");
+    out.port = static_cast<uint16_t>(*port);
   }
   out.host_header = std::string(authority);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/json.h"
 #include "server/internal/authorize.h"
 #include "server/internal/handlers.h"
 
@@ -176,7 +177,8 @@ void AddNamespaceHandlers(catalog::Catalog& catalog, catalog::AccessControl& acc
                           VisibleTables(catalog, access, call));
       auto it = visible.begin();
       if (!paging.page_token.empty()) {
-        json after = json::parse(paging.page_token, nullptr, false);
+        auto parsed = ParseJson(paging.page_token);  // bounded: common/json.h
+        json after = parsed.ok() ? std::move(*parsed) : json();
         if (!after.is_array() ||
             !std::all_of(after.begin(), after.end(), [](const json& v) { return v.is_string(); })) {
           return Status::InvalidInput("'page_token' is not one of ours");

@@ -4,6 +4,8 @@
 // in (lancedb-rest-trace.md §7).
 #include <fmt/format.h>
 
+#include "common/json.h"
+#include "common/numbers.h"
 #include "format/manifest_names.h"
 #include "server/internal/handlers.h"
 #include "store/prefix_store.h"
@@ -74,12 +76,13 @@ void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     options.descending = descending.value_or(false);
     options.limit = paging.limit.value_or(kMaxListLimit);
     if (!paging.page_token.empty()) {
-      try {
-        options.after = std::stoull(paging.page_token);
-      } catch (...) {
+      // Checked (common/numbers.h): std::stoull took "-1" as 2^64-1 and "12abc" as 12.
+      auto after = ParseUint64(paging.page_token);
+      if (!after.ok()) {
         return Status::InvalidInput(
-            fmt::format("'{}' is not a version page token", paging.page_token));
+            fmt::format("not a version page token: {}", after.status().message()));
       }
+      options.after = *after;
     }
     json versions = json::array();
     if (options.limit == 0) return JsonReply({{"versions", versions}});
@@ -194,13 +197,18 @@ void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
     };
     std::vector<Range> ranges;
     for (const json& r : *it) {
-      if (!r.is_object() || !r.contains("start_version") ||
-          !r["start_version"].is_number_integer() || !r.contains("end_version") ||
-          !r["end_version"].is_number_integer()) {
-        return Status::InvalidInput("each range needs integer 'start_version' and 'end_version'");
+      // JsonToInt64: get<int64_t>() wrapped 2^63 and above to negative numbers.
+      std::optional<int64_t> start_version, end_version;
+      if (r.is_object() && r.contains("start_version") && r.contains("end_version")) {
+        start_version = JsonToInt64(r["start_version"]);
+        end_version = JsonToInt64(r["end_version"]);
       }
-      int64_t start = r["start_version"].get<int64_t>();
-      int64_t end = r["end_version"].get<int64_t>();
+      if (!start_version || !end_version) {
+        return Status::InvalidInput(
+            "each range needs integer 'start_version' and 'end_version' (64-bit signed)");
+      }
+      int64_t start = *start_version;
+      int64_t end = *end_version;
       if (start < 0) return Status::InvalidInput("'start_version' must not be negative");
       ranges.push_back(
           {static_cast<uint64_t>(start),
