@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "format/internal/decode20.h"
+#include "format/internal/read20/decode20.h"
 #include "format/lance_proto.h"
 #include "format/proto/encodings20.pb.h"
 #include "format/schema.h"
