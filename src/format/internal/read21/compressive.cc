@@ -177,165 +177,209 @@ std::string DescribeEncoding(const CompressiveEncoding& e) {
   return "<unknown>";
 }
 
+namespace {
+
+// Inline bit-packed integers (one chunk of at most 1024 values).
+Status MiniBlockBitpacked(const CompressiveEncoding& encoding,
+                          std::span<const std::string_view> buffers, int64_t n,
+                          PageDecodeCache* cache, LeafValues* out) {
+  PageDecodeCache::Impl& c = cache->impl();
+  const uint64_t bits = encoding.inline_bitpacking().uncompressed_bits_per_value();
+  if (encoding.inline_bitpacking().has_values()) {
+    return Status::Unsupported("compressed InlineBitpacking buffers");
+  }
+  if (static_cast<int64_t>(bits) != out->value_bits() || out->is_fsl() || n > 1024) {
+    return Status::Corruption(fmt::format("InlineBitpacking({}) chunk of {} values for {}", bits, n,
+                                          out->type().ToString()));
+  }
+  c.scratch.resize(static_cast<size_t>(n) * bits / 8);
+  QV_RETURN_IF_ERROR(WithWord(bits, [&](auto word) {
+    using T = decltype(word);
+    return codecs::DecodeInlineChunk<T>(Bytes(buffers[0]), static_cast<size_t>(n),
+                                        reinterpret_cast<T*>(c.scratch.data()));
+  }));
+  return out->AppendFixed(c.scratch.data(), n);
+}
+
+// Run-length encoded fixed-width values: run values and run lengths.
+Status MiniBlockRle(const CompressiveEncoding& encoding, std::span<const std::string_view> buffers,
+                    int64_t n, PageDecodeCache* cache, LeafValues* out) {
+  PageDecodeCache::Impl& c = cache->impl();
+  const auto& rle = encoding.rle();
+  if (buffers.size() < 2 || !rle.values().has_flat()) {
+    return Status::Corruption("Rle chunk without run values and run lengths");
+  }
+  const uint64_t bits = rle.values().flat().bits_per_value();
+  if (static_cast<int64_t>(bits) != out->value_bits() || out->is_fsl()) {
+    return Status::Corruption(fmt::format("Rle({}) values for {}", bits, out->type().ToString()));
+  }
+  c.scratch.resize(static_cast<size_t>(n) * bits / 8);
+  QV_RETURN_IF_ERROR(WithWord(bits, [&](auto word) {
+    using T = decltype(word);
+    return codecs::DecodeRle<T>(Bytes(buffers[0]), Bytes(buffers[1]), static_cast<size_t>(n),
+                                reinterpret_cast<T*>(c.scratch.data()));
+  }));
+  return out->AppendFixed(c.scratch.data(), n);
+}
+
+// Byte-stream-split floats.
+Status MiniBlockByteStreamSplit(const CompressiveEncoding& encoding,
+                                std::span<const std::string_view> buffers, int64_t n,
+                                PageDecodeCache* cache, LeafValues* out) {
+  PageDecodeCache::Impl& c = cache->impl();
+  const auto& inner = encoding.byte_stream_split().values();
+  if (!inner.has_flat()) {
+    return Status::Unsupported("ByteStreamSplit over " + DescribeEncoding(inner));
+  }
+  const uint64_t bits = inner.flat().bits_per_value();
+  if (static_cast<int64_t>(bits) != out->value_bits() || out->is_fsl()) {
+    return Status::Corruption(
+        fmt::format("ByteStreamSplit({}) for {}", bits, out->type().ToString()));
+  }
+  c.scratch.resize(static_cast<size_t>(n) * bits / 8);
+  QV_RETURN_IF_ERROR(codecs::DecodeByteStreamSplit(Bytes(buffers[0]), static_cast<int>(bits / 8),
+                                                   static_cast<size_t>(n), c.scratch.data()));
+  return out->AppendFixed(c.scratch.data(), n);
+}
+
+// General (LZ4/ZSTD) around an inner encoding: only the chunk's first buffer is compressed (§4.9).
+Status MiniBlockGeneral(const CompressiveEncoding& encoding,
+                        std::span<const std::string_view> buffers, int64_t n,
+                        PageDecodeCache* cache, LeafValues* out) {
+  // Only the chunk's first buffer is compressed (§4.9).
+  const auto& general = encoding.general();
+  codecs::GeneralCodec codec;
+  switch (general.compression().scheme()) {
+    case lance::encodings21::COMPRESSION_ALGORITHM_LZ4:
+      codec = codecs::GeneralCodec::kLz4;
+      break;
+    case lance::encodings21::COMPRESSION_ALGORITHM_ZSTD:
+      codec = codecs::GeneralCodec::kZstd;
+      break;
+    default:
+      return Status::Corruption("General compression without a scheme");
+  }
+  if (general.values().has_general()) {
+    return Status::Corruption("General compression nested in General");
+  }
+  std::vector<uint8_t> decompressed;
+  const size_t cap = codec == codecs::GeneralCodec::kLz4
+                         ? Lz4Bound(buffers[0].size(), kMaxChunkDecompressed)
+                         : kMaxChunkDecompressed;
+  QV_RETURN_IF_ERROR(codecs::DecompressGeneral(codec, Bytes(buffers[0]), cap, &decompressed));
+  std::vector<std::string_view> inner(buffers.begin(), buffers.end());
+  inner[0] =
+      std::string_view(reinterpret_cast<const char*>(decompressed.data()), decompressed.size());
+  return DecodeMiniBlockValues(general.values(), inner, n, cache, out);
+}
+
+// FSST-compressed strings over Variable offsets.
+Status MiniBlockFsst(const CompressiveEncoding& encoding, std::span<const std::string_view> buffers,
+                     int64_t n, PageDecodeCache* cache, LeafValues* out) {
+  PageDecodeCache::Impl& c = cache->impl();
+  const auto& fsst = encoding.fsst();
+  if (!out->is_variable() || !fsst.values().has_variable()) {
+    return Status::Corruption("Fsst values for " + out->type().ToString());
+  }
+  QV_ASSIGN_OR_RETURN(const codecs::FsstDecoder* decoder, c.Fsst(fsst.symbol_table()));
+  QV_ASSIGN_OR_RETURN(int width, OffsetWidth(fsst.values().variable()));
+  std::string_view b = buffers[0];
+  const uint64_t need = static_cast<uint64_t>(n + 1) * width;
+  if (b.size() < need) return Short("Fsst offsets", need, b.size());
+  const auto* base = reinterpret_cast<const uint8_t*>(b.data());
+  // Decoded straight into the page's value buffers (no intermediate copy). The capacity
+  // bound covers the whole buffer, which holds at least the strings' bytes.
+  const size_t capacity = decoder->MaxDecodedSize(b.size()) + codecs::kFsstDecodeSlack;
+  QV_ASSIGN_OR_RETURN(LeafValues::VariableTarget target, out->BeginVariable(n, capacity));
+  Result<size_t> decoded = size_t{0};
+  if (width == 4) {
+    std::span<const uint32_t> offsets(reinterpret_cast<const uint32_t*>(base), n + 1);
+    if (reinterpret_cast<uintptr_t>(base) % 4 != 0) {
+      c.fsst_offsets32.assign(n + 1, 0);
+      std::memcpy(c.fsst_offsets32.data(), base, (n + 1) * 4);
+      offsets = c.fsst_offsets32;
+    }
+    decoded = DecodeFsstInto<uint32_t>(*decoder, Bytes(b), offsets, capacity, target);
+  } else {
+    c.fsst_offsets64.assign(n + 1, 0);
+    std::memcpy(c.fsst_offsets64.data(), base, (n + 1) * 8);
+    decoded = DecodeFsstInto<uint64_t>(*decoder, Bytes(b), c.fsst_offsets64, capacity, target);
+  }
+  if (!decoded.ok()) return decoded.status();
+  return out->EndVariable(n, *decoded);
+}
+
+// Variable-width values: offsets then bytes.
+Status MiniBlockVariable(const CompressiveEncoding& encoding,
+                         std::span<const std::string_view> buffers, int64_t n,
+                         PageDecodeCache* /*cache*/, LeafValues* out) {
+  if (!out->is_variable()) {
+    return Status::Corruption("Variable values for a " + out->type().ToString() + " column");
+  }
+  QV_ASSIGN_OR_RETURN(int width, OffsetWidth(encoding.variable()));
+  std::string_view b = buffers[0];
+  const uint64_t need = static_cast<uint64_t>(n + 1) * width;
+  if (b.size() < need) return Short("Variable offsets", need, b.size());
+  const auto* base = reinterpret_cast<const uint8_t*>(b.data());
+  return out->AppendVariable(base, width, n, base, b.size());
+}
+
+// Fixed-size lists of flat items, with or without item validity.
+Status MiniBlockFixedSizeList(const CompressiveEncoding& encoding,
+                              std::span<const std::string_view> buffers, int64_t n,
+                              PageDecodeCache* /*cache*/, LeafValues* out) {
+  const auto& fsl = encoding.fixed_size_list();
+  if (!out->is_fsl() || static_cast<int64_t>(fsl.items_per_value()) != out->list_size()) {
+    return Status::Corruption(fmt::format("FixedSizeList({}) values for a {} column",
+                                          fsl.items_per_value(), out->type().ToString()));
+  }
+  const int64_t items = n * out->list_size();
+  if (fsl.has_validity()) {
+    const uint64_t need = (items + 7) / 8;
+    if (buffers[0].size() < need) return Short("FixedSizeList validity", need, buffers[0].size());
+    QV_RETURN_IF_ERROR(
+        out->AppendItemValidity(reinterpret_cast<const uint8_t*>(buffers[0].data()), 0, items));
+    buffers = buffers.subspan(1);
+    if (buffers.empty()) return Status::Corruption("FixedSizeList without a values buffer");
+  } else {
+    QV_RETURN_IF_ERROR(out->AppendItemValidity(nullptr, 0, items));
+  }
+  if (!fsl.values().has_flat()) {
+    return Status::Unsupported("FixedSizeList items encoded as " + DescribeEncoding(fsl.values()));
+  }
+  const uint64_t bits = fsl.values().flat().bits_per_value();
+  if (static_cast<int64_t>(bits) != out->value_bits()) {
+    return Status::Corruption(
+        fmt::format("FixedSizeList items of {} bits for {}", bits, out->type().ToString()));
+  }
+  const uint64_t need = bits == 1 ? (items + 7) / 8 : items * (bits / 8);
+  if (buffers[0].size() < need) return Short("FixedSizeList items", need, buffers[0].size());
+  return out->AppendFixed(reinterpret_cast<const uint8_t*>(buffers[0].data()), items);
+}
+
+}  // namespace
+
 Status DecodeMiniBlockValues(const CompressiveEncoding& encoding,
                              std::span<const std::string_view> buffers, int64_t n,
                              PageDecodeCache* cache, LeafValues* out) {
   if (buffers.empty()) return Status::Corruption("a mini-block chunk without value buffers");
-  PageDecodeCache::Impl& c = cache->impl();
   switch (encoding.compression_case()) {
-    case CompressiveEncoding::kInlineBitpacking: {
-      const uint64_t bits = encoding.inline_bitpacking().uncompressed_bits_per_value();
-      if (encoding.inline_bitpacking().has_values()) {
-        return Status::Unsupported("compressed InlineBitpacking buffers");
-      }
-      if (static_cast<int64_t>(bits) != out->value_bits() || out->is_fsl() || n > 1024) {
-        return Status::Corruption(fmt::format("InlineBitpacking({}) chunk of {} values for {}",
-                                              bits, n, out->type().ToString()));
-      }
-      c.scratch.resize(static_cast<size_t>(n) * bits / 8);
-      QV_RETURN_IF_ERROR(WithWord(bits, [&](auto word) {
-        using T = decltype(word);
-        return codecs::DecodeInlineChunk<T>(Bytes(buffers[0]), static_cast<size_t>(n),
-                                            reinterpret_cast<T*>(c.scratch.data()));
-      }));
-      return out->AppendFixed(c.scratch.data(), n);
-    }
-    case CompressiveEncoding::kRle: {
-      const auto& rle = encoding.rle();
-      if (buffers.size() < 2 || !rle.values().has_flat()) {
-        return Status::Corruption("Rle chunk without run values and run lengths");
-      }
-      const uint64_t bits = rle.values().flat().bits_per_value();
-      if (static_cast<int64_t>(bits) != out->value_bits() || out->is_fsl()) {
-        return Status::Corruption(
-            fmt::format("Rle({}) values for {}", bits, out->type().ToString()));
-      }
-      c.scratch.resize(static_cast<size_t>(n) * bits / 8);
-      QV_RETURN_IF_ERROR(WithWord(bits, [&](auto word) {
-        using T = decltype(word);
-        return codecs::DecodeRle<T>(Bytes(buffers[0]), Bytes(buffers[1]), static_cast<size_t>(n),
-                                    reinterpret_cast<T*>(c.scratch.data()));
-      }));
-      return out->AppendFixed(c.scratch.data(), n);
-    }
-    case CompressiveEncoding::kByteStreamSplit: {
-      const auto& inner = encoding.byte_stream_split().values();
-      if (!inner.has_flat()) {
-        return Status::Unsupported("ByteStreamSplit over " + DescribeEncoding(inner));
-      }
-      const uint64_t bits = inner.flat().bits_per_value();
-      if (static_cast<int64_t>(bits) != out->value_bits() || out->is_fsl()) {
-        return Status::Corruption(
-            fmt::format("ByteStreamSplit({}) for {}", bits, out->type().ToString()));
-      }
-      c.scratch.resize(static_cast<size_t>(n) * bits / 8);
-      QV_RETURN_IF_ERROR(codecs::DecodeByteStreamSplit(
-          Bytes(buffers[0]), static_cast<int>(bits / 8), static_cast<size_t>(n), c.scratch.data()));
-      return out->AppendFixed(c.scratch.data(), n);
-    }
-    case CompressiveEncoding::kGeneral: {
-      // Only the chunk's first buffer is compressed (§4.9).
-      const auto& general = encoding.general();
-      codecs::GeneralCodec codec;
-      switch (general.compression().scheme()) {
-        case lance::encodings21::COMPRESSION_ALGORITHM_LZ4:
-          codec = codecs::GeneralCodec::kLz4;
-          break;
-        case lance::encodings21::COMPRESSION_ALGORITHM_ZSTD:
-          codec = codecs::GeneralCodec::kZstd;
-          break;
-        default:
-          return Status::Corruption("General compression without a scheme");
-      }
-      if (general.values().has_general()) {
-        return Status::Corruption("General compression nested in General");
-      }
-      std::vector<uint8_t> decompressed;
-      const size_t cap = codec == codecs::GeneralCodec::kLz4
-                             ? Lz4Bound(buffers[0].size(), kMaxChunkDecompressed)
-                             : kMaxChunkDecompressed;
-      QV_RETURN_IF_ERROR(codecs::DecompressGeneral(codec, Bytes(buffers[0]), cap, &decompressed));
-      std::vector<std::string_view> inner(buffers.begin(), buffers.end());
-      inner[0] =
-          std::string_view(reinterpret_cast<const char*>(decompressed.data()), decompressed.size());
-      return DecodeMiniBlockValues(general.values(), inner, n, cache, out);
-    }
-    case CompressiveEncoding::kFsst: {
-      const auto& fsst = encoding.fsst();
-      if (!out->is_variable() || !fsst.values().has_variable()) {
-        return Status::Corruption("Fsst values for " + out->type().ToString());
-      }
-      QV_ASSIGN_OR_RETURN(const codecs::FsstDecoder* decoder, c.Fsst(fsst.symbol_table()));
-      QV_ASSIGN_OR_RETURN(int width, OffsetWidth(fsst.values().variable()));
-      std::string_view b = buffers[0];
-      const uint64_t need = static_cast<uint64_t>(n + 1) * width;
-      if (b.size() < need) return Short("Fsst offsets", need, b.size());
-      const auto* base = reinterpret_cast<const uint8_t*>(b.data());
-      // Decoded straight into the page's value buffers (no intermediate copy). The capacity
-      // bound covers the whole buffer, which holds at least the strings' bytes.
-      const size_t capacity = decoder->MaxDecodedSize(b.size()) + codecs::kFsstDecodeSlack;
-      QV_ASSIGN_OR_RETURN(LeafValues::VariableTarget target, out->BeginVariable(n, capacity));
-      Result<size_t> decoded = size_t{0};
-      if (width == 4) {
-        std::span<const uint32_t> offsets(reinterpret_cast<const uint32_t*>(base), n + 1);
-        if (reinterpret_cast<uintptr_t>(base) % 4 != 0) {
-          c.fsst_offsets32.assign(n + 1, 0);
-          std::memcpy(c.fsst_offsets32.data(), base, (n + 1) * 4);
-          offsets = c.fsst_offsets32;
-        }
-        decoded = DecodeFsstInto<uint32_t>(*decoder, Bytes(b), offsets, capacity, target);
-      } else {
-        c.fsst_offsets64.assign(n + 1, 0);
-        std::memcpy(c.fsst_offsets64.data(), base, (n + 1) * 8);
-        decoded = DecodeFsstInto<uint64_t>(*decoder, Bytes(b), c.fsst_offsets64, capacity, target);
-      }
-      if (!decoded.ok()) return decoded.status();
-      return out->EndVariable(n, *decoded);
-    }
+    case CompressiveEncoding::kInlineBitpacking:
+      return MiniBlockBitpacked(encoding, buffers, n, cache, out);
+    case CompressiveEncoding::kRle:
+      return MiniBlockRle(encoding, buffers, n, cache, out);
+    case CompressiveEncoding::kByteStreamSplit:
+      return MiniBlockByteStreamSplit(encoding, buffers, n, cache, out);
+    case CompressiveEncoding::kGeneral:
+      return MiniBlockGeneral(encoding, buffers, n, cache, out);
+    case CompressiveEncoding::kFsst:
+      return MiniBlockFsst(encoding, buffers, n, cache, out);
     case CompressiveEncoding::kFlat:
       return DecodeFlat(encoding.flat(), buffers[0], n, out);
-    case CompressiveEncoding::kVariable: {
-      if (!out->is_variable()) {
-        return Status::Corruption("Variable values for a " + out->type().ToString() + " column");
-      }
-      QV_ASSIGN_OR_RETURN(int width, OffsetWidth(encoding.variable()));
-      std::string_view b = buffers[0];
-      const uint64_t need = static_cast<uint64_t>(n + 1) * width;
-      if (b.size() < need) return Short("Variable offsets", need, b.size());
-      const auto* base = reinterpret_cast<const uint8_t*>(b.data());
-      return out->AppendVariable(base, width, n, base, b.size());
-    }
-    case CompressiveEncoding::kFixedSizeList: {
-      const auto& fsl = encoding.fixed_size_list();
-      if (!out->is_fsl() || static_cast<int64_t>(fsl.items_per_value()) != out->list_size()) {
-        return Status::Corruption(fmt::format("FixedSizeList({}) values for a {} column",
-                                              fsl.items_per_value(), out->type().ToString()));
-      }
-      const int64_t items = n * out->list_size();
-      if (fsl.has_validity()) {
-        const uint64_t need = (items + 7) / 8;
-        if (buffers[0].size() < need)
-          return Short("FixedSizeList validity", need, buffers[0].size());
-        QV_RETURN_IF_ERROR(
-            out->AppendItemValidity(reinterpret_cast<const uint8_t*>(buffers[0].data()), 0, items));
-        buffers = buffers.subspan(1);
-        if (buffers.empty()) return Status::Corruption("FixedSizeList without a values buffer");
-      } else {
-        QV_RETURN_IF_ERROR(out->AppendItemValidity(nullptr, 0, items));
-      }
-      if (!fsl.values().has_flat()) {
-        return Status::Unsupported("FixedSizeList items encoded as " +
-                                   DescribeEncoding(fsl.values()));
-      }
-      const uint64_t bits = fsl.values().flat().bits_per_value();
-      if (static_cast<int64_t>(bits) != out->value_bits()) {
-        return Status::Corruption(
-            fmt::format("FixedSizeList items of {} bits for {}", bits, out->type().ToString()));
-      }
-      const uint64_t need = bits == 1 ? (items + 7) / 8 : items * (bits / 8);
-      if (buffers[0].size() < need) return Short("FixedSizeList items", need, buffers[0].size());
-      return out->AppendFixed(reinterpret_cast<const uint8_t*>(buffers[0].data()), items);
-    }
+    case CompressiveEncoding::kVariable:
+      return MiniBlockVariable(encoding, buffers, n, cache, out);
+    case CompressiveEncoding::kFixedSizeList:
+      return MiniBlockFixedSizeList(encoding, buffers, n, cache, out);
     default:
       return Status::Unsupported("mini-block values encoded as " + DescribeEncoding(encoding));
   }
