@@ -1,6 +1,6 @@
 // End to end: `quiver serve` as the catalog of the real LanceDB 0.31 REST namespace client
 // (`connectNamespace("rest", {uri})`). Every user workflow of
-// ../shared/reference/lancedb-rest-trace.md §4 is run and its data read back: namespaces
+// docs/reference/lancedb-rest-trace.md §4 is run and its data read back: namespaces
 // (nested, properties, paging, modes, errors), table create/open/append/overwrite, queries,
 // vector and full-text search, indices, versions, tags, branches, update/delete/merge-insert,
 // schema changes, optimize/stats/restore, table listing with paging, rename, drop, drop-all and
