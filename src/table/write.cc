@@ -6,6 +6,7 @@
 
 #include "arrow/compare.h"
 #include "common/ids.h"
+#include "common/ignore_status.h"
 #include "format/arrow_schema.h"
 #include "format/feature_flags.h"
 #include "format/lance_proto.h"
@@ -191,7 +192,10 @@ class FragmentWriter {
   void Abort() {
     if (writer_) writer_->Abort();
     writer_.reset();
-    for (const auto& f : fragments_) (void)store_->Delete("data/" + f.files(0).path());
+    for (const auto& f : fragments_) {
+      IgnoreStatus(store_->Delete("data/" + f.files(0).path()),
+                   "an unreferenced data file that cleanup removes later");
+    }
   }
 
   std::vector<lance::table::DataFragment>& fragments() { return fragments_; }
