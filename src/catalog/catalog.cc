@@ -318,7 +318,7 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
 }
 
 Result<NamespaceInfo> Catalog::DescribeNamespace(const ObjectId& id) {
-  QV_RETURN_IF_ERROR(ValidateScopedId(id, "namespace", true));
+  QV_RETURN_IF_ERROR(ValidateScopedLookupId(id, "namespace", true));
   auto record = registry_->Get(RecordKind::kNamespace, id);
   if (!record.ok()) {
     if (record.status().IsNotFound() && id.size() == 1) {
@@ -350,7 +350,7 @@ Result<NameList> Catalog::ListNamespaces(const ObjectId& parent, const std::stri
 Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
                                                             const DropNamespaceOptions& options,
                                                             const Actor& actor) {
-  QV_RETURN_IF_ERROR(ValidateScopedId(id, "namespace", true));
+  QV_RETURN_IF_ERROR(ValidateScopedLookupId(id, "namespace", true));
   if (id.size() == 1) return Status::InvalidInput("the root namespace cannot be dropped");
   auto record = registry_->Get(RecordKind::kNamespace, id);
   if (!record.ok()) {
@@ -464,7 +464,7 @@ Status Catalog::DropNamespaceContents(const ObjectId& id, const Actor& actor) {
 // --- tables ----------------------------------------------------------------------------------
 
 Result<Record> Catalog::GetActiveTableRecord(const ObjectId& id) {
-  QV_RETURN_IF_ERROR(ValidateScopedId(id, "table", false));
+  QV_RETURN_IF_ERROR(ValidateScopedLookupId(id, "table", false));
   auto record = registry_->Get(RecordKind::kTable, id);
   if (record.ok() && record->body.value("state", "active") == "active") return record;
   if (!record.ok() && !record.status().IsNotFound()) return record.status();
@@ -832,7 +832,7 @@ void Catalog::ClearIntent(const std::string& key) { (void)registry_->store().Del
 Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
                                        const std::optional<ObjectId>& new_namespace,
                                        const std::string& new_name, const Actor& actor) {
-  QV_RETURN_IF_ERROR(ValidateScopedId(id, "table", false));
+  QV_RETURN_IF_ERROR(ValidateScopedLookupId(id, "table", false));
   QV_RETURN_IF_ERROR(ValidateName(new_name, "table"));
   ObjectId target_ns = new_namespace.value_or(ParentOf(id));
   QV_RETURN_IF_ERROR(ValidateScopedId(target_ns, "namespace", true));

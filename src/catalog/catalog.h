@@ -320,5 +320,7 @@ std::string DisplayId(const ObjectId& scoped);
 // InvalidInput unless `id` is {project, names...} with a valid project name and at most
 // kMaxIdDepth names (at least one unless allow_root).
 Status ValidateScopedId(const ObjectId& id, std::string_view what, bool allow_root);
+// ValidateScopedId for a lookup: the length limits do not apply (object_id.h, ValidateLookupId).
+Status ValidateScopedLookupId(const ObjectId& id, std::string_view what, bool allow_root);
 
 }  // namespace quiver::catalog

@@ -48,6 +48,12 @@ Status ValidateScopedId(const ObjectId& id, std::string_view what, bool allow_ro
   return ValidateId(ObjectId(id.begin() + 1, id.end()), what, allow_root);
 }
 
+Status ValidateScopedLookupId(const ObjectId& id, std::string_view what, bool allow_root) {
+  if (id.empty()) return Status::InvalidInput(fmt::format("a {} id needs its project", what));
+  QV_RETURN_IF_ERROR(ValidateLookupId({id.front()}, "project", false));
+  return ValidateLookupId(ObjectId(id.begin() + 1, id.end()), what, allow_root);
+}
+
 json Catalog::OwnerGrants(const Actor& actor, std::string_view relation) const {
   return json::array({{{"subject", actor.principal}, {"relation", relation}}});
 }
