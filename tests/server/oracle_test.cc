@@ -334,6 +334,41 @@ TEST_F(OracleTest, TooLongNamesAnswerExactlyLikeMissingOnes) {
       EXPECT_EQ(reply.body.find("object key"), std::string::npos) << reply.body;
     }
   }
+  // Tag and branch names too (table/refs.h): a table's refs are names as well.
+  const std::string tag(300, 'g');
+  for (const Request& door : std::vector<Request>{
+           {"POST", "/v1/table/ns%24t/tags/version", R"({"tag":"{tag}"})"},
+           {"POST", "/v1/table/ns%24t/tags/delete", R"({"tag":"{tag}"})"},
+           {"POST", "/v1/table/ns%24t/tags/update", R"({"tag":"{tag}","version":1})"},
+           {"POST", "/v1/table/ns%24t/branches/delete", R"({"name":"{tag}"})"},
+       }) {
+    Request long_request = door;
+    Request missing_request = door;
+    Fill(&long_request.body, "{tag}", tag);
+    Fill(&missing_request.body, "{tag}", "missing");
+    Reply long_reply = As("user:root", long_request);
+    std::string normalized = Normalized(long_reply);
+    Fill(&normalized, tag, "missing");
+    std::string expected = Normalized(As("user:root", missing_request));
+    auto without_length = [](std::string text) {
+      size_t at = text.find("content-length: ");
+      if (at != std::string::npos) text.erase(at, text.find('\n', at) + 1 - at);
+      return text;
+    };
+    EXPECT_EQ(without_length(normalized), without_length(expected)) << door.target;
+    EXPECT_EQ(long_reply.status, 404) << door.target << ": " << long_reply.body;
+  }
+  for (const Request& door : std::vector<Request>{
+           {"POST", "/v1/table/ns%24t/tags/create", R"({"tag":"{tag}","version":1})"},
+           {"POST", "/v1/table/ns%24t/branches/create", R"({"name":"{tag}"})"},
+       }) {
+    Request request = door;
+    Fill(&request.body, "{tag}", tag);
+    Reply reply = Root(request, 400);
+    ExpectError(reply, 400, 13, door.target);
+    EXPECT_NE(reply.Json().value("error", "").find("at most 200"), std::string::npos) << reply.body;
+    EXPECT_EQ(reply.body.find("_refs"), std::string::npos) << reply.body;
+  }
   EXPECT_TRUE(Snapshot() == before);
 }
 
