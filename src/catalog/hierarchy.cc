@@ -96,7 +96,7 @@ Result<ProjectInfo> Catalog::CreateProject(const std::string& name, const Proper
 namespace {
 // The record of project `name` (NamespaceNotFound when there is none).
 Result<Record> GetProjectRecord(Registry& registry, const std::string& name) {
-  QV_RETURN_IF_ERROR(ValidateName(name, "project"));
+  QV_RETURN_IF_ERROR(ValidateLookupId({name}, "project", false));
   auto record = registry.Get(RecordKind::kNamespace, {name});
   if (!record.ok() && record.status().IsNotFound()) {
     return Error(StatusCode::kNamespaceNotFound, fmt::format("project '{}' does not exist", name));
@@ -261,8 +261,9 @@ Result<WarehouseInfo> Catalog::CreateWarehouse(const std::string& project, const
 
 Result<WarehouseInfo> Catalog::DescribeWarehouse(const std::string& project,
                                                  const std::string& name) {
-  QV_RETURN_IF_ERROR(ValidateName(project, "project"));
-  QV_RETURN_IF_ERROR(ValidateName(name, "warehouse"));
+  // A lookup: names over the length limit are merely missing.
+  QV_RETURN_IF_ERROR(ValidateLookupId({project}, "project", false));
+  QV_RETURN_IF_ERROR(ValidateLookupId({name}, "warehouse", false));
   auto record = registry_->Get(RecordKind::kWarehouse, {project, name});
   if (!record.ok()) {
     if (record.status().IsNotFound()) {

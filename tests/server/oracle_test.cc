@@ -6,6 +6,7 @@
 #include <set>
 
 #include "authz_fixture.h"
+#include "catalog/object_id.h"
 
 namespace quiver::server::testing {
 namespace {
@@ -332,6 +333,36 @@ TEST_F(OracleTest, TooLongNamesAnswerExactlyLikeMissingOnes) {
       EXPECT_NE(error.find("at most"), std::string::npos) << door.target << ": " << error;
       EXPECT_EQ(reply.body.find("_quiver"), std::string::npos) << reply.body;
       EXPECT_EQ(reply.body.find("object key"), std::string::npos) << reply.body;
+    }
+  }
+  // Project and warehouse names on their doors, whoever asks.
+  for (const std::string caller : {"user:root", "user:stranger", "user:tenant"}) {
+    for (size_t length : {catalog::kMaxNameBytes + 1, size_t{300}}) {
+      const std::string name(length, 'w');
+      for (const Request& door : std::vector<Request>{
+               {"POST", "/v1/projects/{name}/describe"},
+               {"POST", "/v1/projects/{name}/delete"},
+               {"POST", "/v1/warehouses/{name}/describe"},
+               {"POST", "/v1/warehouses/{name}/delete"},
+               {"POST", "/v1/warehouses/{name}/deactivate"},
+               {"POST", "/v1/warehouses/{name}/activate"},
+           }) {
+        Request long_request = door;
+        Request missing_request = door;
+        Fill(&long_request.target, "{name}", name);
+        Fill(&missing_request.target, "{name}", "missing");
+        Reply long_reply = As(caller, long_request);
+        std::string normalized = Normalized(long_reply);
+        Fill(&normalized, name, "missing");
+        auto without_length = [](std::string text) {
+          size_t at = text.find("content-length: ");
+          if (at != std::string::npos) text.erase(at, text.find('\n', at) + 1 - at);
+          return text;
+        };
+        EXPECT_EQ(without_length(normalized),
+                  without_length(Normalized(As(caller, missing_request))))
+            << door.target << " as " << caller << " (" << length << " bytes)";
+      }
     }
   }
   // Tag and branch names too (table/refs.h): a table's refs are names as well.
