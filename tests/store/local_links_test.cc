@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "process_util.h"
+#include "store/internal/posix_io.h"
 #include "store/local_store.h"
 #include "store_test_util.h"
 
@@ -47,14 +49,16 @@ std::vector<std::string> Keys(ObjectStore& store, const std::string& prefix) {
 
 // A root with table "t" whose `_versions` is a link to a directory elsewhere (another table's,
 // or anything on disk) and whose `data/f` is a link to a file elsewhere.
-class LocalLinksTest : public ::testing::TestWithParam<bool> {
+// Parameters: the listing cache on or off, and openat2 or the O_NOFOLLOW walk (older kernels).
+class LocalLinksTest : public ::testing::TestWithParam<std::tuple<bool, bool>> {
  protected:
   void SetUp() override {
+    store_internal::UseOpenat2ForTesting(std::get<1>(GetParam()));
     ASSERT_EQ(::mkdir((other_.path() + "/_versions").c_str(), 0755), 0);
     ASSERT_TRUE(testing::WriteFile(other_.path() + "/_versions/1.manifest", "theirs"));
     ASSERT_TRUE(testing::WriteFile(other_.path() + "/secret", "secret"));
     LocalStoreOptions options;
-    options.cache_listings = GetParam();
+    options.cache_listings = std::get<0>(GetParam());
     auto opened = LocalObjectStore::Open(root_.path(), options);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     store_ = *opened;
@@ -66,13 +70,17 @@ class LocalLinksTest : public ::testing::TestWithParam<bool> {
               0);
   }
 
+  void TearDown() override { store_internal::UseOpenat2ForTesting(true); }
+
   TempDir root_;
   TempDir other_;
   std::shared_ptr<LocalObjectStore> store_;
 };
-INSTANTIATE_TEST_SUITE_P(CachedAndNot, LocalLinksTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& p) {
-                           return p.param ? "cached" : "uncached";
+INSTANTIATE_TEST_SUITE_P(CacheAndOpen, LocalLinksTest,
+                         ::testing::Combine(::testing::Bool(), ::testing::Bool()),
+                         [](const ::testing::TestParamInfo<std::tuple<bool, bool>>& p) {
+                           return std::string(std::get<0>(p.param) ? "cached" : "uncached") +
+                                  (std::get<1>(p.param) ? "_openat2" : "_walk");
                          });
 
 TEST_P(LocalLinksTest, ALinkIsNotAnObjectAndNothingBehindItIsRead) {

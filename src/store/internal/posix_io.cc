@@ -134,6 +134,8 @@ std::atomic<bool> no_openat2{false};
 
 }  // namespace
 
+void UseOpenat2ForTesting(bool use) { no_openat2.store(!use, std::memory_order_relaxed); }
+
 UniqueFd OpenBeneath(const std::string& root, std::string_view rel, int flags, mode_t mode) {
   std::vector<std::string> parts = Components(rel);
   UniqueFd root_fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));

@@ -67,6 +67,8 @@ std::string ParentDir(const std::string& path);
 // when a link is in the way (with O_PATH the fallback instead opens a final link itself, which
 // fstat reports as S_ISLNK: callers that want an object check S_ISREG), ENOENT, ENOTDIR, ...
 UniqueFd OpenBeneath(const std::string& root, std::string_view rel, int flags, mode_t mode = 0);
+// Tests: false makes OpenBeneath take the O_NOFOLLOW walk, as on a kernel without openat2.
+void UseOpenat2ForTesting(bool use);
 
 // Creates the directories of `rel` below `root` (like MkdirAll) without following a symbolic
 // link, and returns the innermost directory open (O_RDONLY | O_DIRECTORY). A link in the way is
