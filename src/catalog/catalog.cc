@@ -574,27 +574,9 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
   // slashes, a link to it) makes one place look like two.
   QV_ASSIGN_OR_RETURN(const std::string where, CanonicalTableLocation(wh.root, location));
   QV_RETURN_IF_ERROR(CheckOutsideCatalogArea(where, fmt::format("location '{}'", location)));
-  // Links are never followed below a root: one could lead into another table (whose drop or
-  // read this would become) or out of the root entirely. The store refuses them too; this says
-  // so clearly.
-  const std::string root_path = root->ExternalPath("");
-  if (!root_path.empty() && root_path.front() == '/') {
-    Status links = CheckNoLinksBelow(root_path, location);
-    if (!links.ok()) {
-      return Status::InvalidInput(
-          fmt::format("location '{}' cannot be registered: {}", location, links.message()));
-    }
-  }
-
-  // The location (relative to the warehouse's root) must hold a dataset.
+  // What a location without a dataset answers, and what another project's location answers.
   const Status no_dataset = Status::InvalidInput(
       fmt::format("location '{}' holds no Lance dataset (no manifest under _versions/)", location));
-  QV_ASSIGN_OR_RETURN(auto store, PrefixStore::Make(root, location));
-  auto latest = table::ResolveLatestVersion(*store);
-  if (!latest.ok()) {
-    if (latest.status().code() == StatusCode::kTableNotFound) return no_dataset;
-    return latest.status();
-  }
   // One location, one table, and no table inside another: a second name, or a table inside
   // another's tree (its branches' tree/, its _versions/), would let a drop delete another
   // table's bytes. Another project's tables are not there as far as this project can tell: a
@@ -639,6 +621,26 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
     return Status::InvalidInput(fmt::format(
         "location '{}' holds the storage root of a warehouse; a table cannot contain one",
         location));
+  }
+
+  // Links are never followed below a root: one could lead into another table (whose drop or
+  // read this would become) or out of the root entirely. The store refuses them too; this says
+  // so clearly.
+  const std::string root_path = root->ExternalPath("");
+  if (!root_path.empty() && root_path.front() == '/') {
+    Status links = CheckNoLinksBelow(root_path, location);
+    if (!links.ok()) {
+      return Status::InvalidInput(
+          fmt::format("location '{}' cannot be registered: {}", location, links.message()));
+    }
+  }
+
+  // The location (relative to the warehouse's root) must hold a dataset.
+  QV_ASSIGN_OR_RETURN(auto store, PrefixStore::Make(root, location));
+  auto latest = table::ResolveLatestVersion(*store);
+  if (!latest.ok()) {
+    if (latest.status().code() == StatusCode::kTableNotFound) return no_dataset;
+    return latest.status();
   }
 
   auto existing = registry_->Get(RecordKind::kTable, id);
