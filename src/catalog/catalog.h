@@ -318,7 +318,7 @@ class Catalog {
 // "a$b" for the scoped id {"p", "a", "b"} (the project is not shown); "" for a project root.
 std::string DisplayId(const ObjectId& scoped);
 // InvalidInput unless `id` is {project, names...} with a valid project name and at most
-// kMaxIdDepth names (at least one unless allow_root).
+// kMaxIdDepth names of at most kMaxIdBytes together (at least one unless allow_root).
 Status ValidateScopedId(const ObjectId& id, std::string_view what, bool allow_root);
 // ValidateScopedId for a lookup: the length limits do not apply (object_id.h, ValidateLookupId).
 Status ValidateScopedLookupId(const ObjectId& id, std::string_view what, bool allow_root);
