@@ -1075,14 +1075,14 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
             fmt::format("tables '{}' and '{}' share location '{}'", name, it->second, *where));
       }
     }
-    if (auto root = RootStore(root_uri); root.ok()) {
-      const std::string root_path = (*root)->ExternalPath("");
-      if (!root_path.empty() && root_path.front() == '/') {
-        Status links = CheckNoLinksBelow(root_path, location);
-        if (!links.ok()) {
-          report.problems.push_back(
-              fmt::format("table '{}' at '{}': {}", name, location, links.message()));
-        }
+    // A link on the way (planted after registration, or by an older quiver): read with lstat
+    // only, through the canonical root (opening a root could create it).
+    if (auto canonical_root = CanonicalRoot(root_uri);
+        canonical_root.ok() && canonical_root->rfind("file://", 0) == 0) {
+      Status links = CheckNoLinksBelow(canonical_root->substr(7), location);
+      if (!links.ok()) {
+        report.problems.push_back(
+            fmt::format("table '{}' at '{}': {}", name, location, links.message()));
       }
     }
     // A registered table must have bytes; a declared one may legitimately have none (its
@@ -1148,9 +1148,10 @@ Result<std::string> Catalog::CanonicalRoot(const std::string& root) const {
       canonical = path;
     }
   } else {
-    // Opened first when it can be: a local root is created at its first use, and only an
-    // existing directory's links can be resolved.
-    (void)RootStore(root);  // ignore: a root that does not open still has a canonical form
+    // Not opened here (opening a local root creates it, and `catalog check` only reads): the
+    // callers that write (RegisterTable, CreateWarehouse) have opened it already, so its links
+    // are resolved; a root that does not exist yet is normalised lexically below its existing
+    // part.
     QV_ASSIGN_OR_RETURN(canonical, CanonicalLocation(root));
   }
   std::lock_guard<std::mutex> lock(roots_mu_);

@@ -252,6 +252,11 @@ TEST_F(LocationsTest, LinksPlantedLaterAreNotFollowed) {
   ASSERT_EQ(::rmdir(dir.c_str()), 0);
   ASSERT_EQ(::symlink((cat + "/" + bt.location).c_str(), dir.c_str()), 0);
   EXPECT_TRUE(*catalog_->IsOnlyDeclared(*again));
+  // `catalog check` reports the link.
+  std::string problems = ::testing::PrintToString(Problems());
+  EXPECT_NE(problems.find("table 'alpha/again' at '" + again->location + "'"), std::string::npos)
+      << problems;
+  EXPECT_NE(problems.find("is a symbolic link"), std::string::npos) << problems;
   ASSERT_TRUE(catalog_->DropTable({"alpha", "again"}, admin_).ok());
   EXPECT_EQ(Files(bt.location + "/"), beta_files);
   struct stat st;
