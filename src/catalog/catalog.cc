@@ -11,6 +11,7 @@
 #include "common/logging.h"
 #include "common/numbers.h"
 #include "store/key.h"
+#include "store/local_store.h"
 #include "store/prefix_store.h"
 #include "store/store_uri.h"
 #include "table/versions.h"
@@ -321,7 +322,7 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
 }
 
 Result<NamespaceInfo> Catalog::DescribeNamespace(const ObjectId& id) {
-  QV_RETURN_IF_ERROR(ValidateScopedId(id, "namespace", true));
+  QV_RETURN_IF_ERROR(ValidateScopedLookupId(id, "namespace", true));
   auto record = registry_->Get(RecordKind::kNamespace, id);
   if (!record.ok()) {
     if (record.status().IsNotFound() && id.size() == 1) {
@@ -353,7 +354,7 @@ Result<NameList> Catalog::ListNamespaces(const ObjectId& parent, const std::stri
 Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
                                                             const DropNamespaceOptions& options,
                                                             const Actor& actor) {
-  QV_RETURN_IF_ERROR(ValidateScopedId(id, "namespace", true));
+  QV_RETURN_IF_ERROR(ValidateScopedLookupId(id, "namespace", true));
   if (id.size() == 1) return Status::InvalidInput("the root namespace cannot be dropped");
   auto record = registry_->Get(RecordKind::kNamespace, id);
   if (!record.ok()) {
@@ -467,7 +468,7 @@ Status Catalog::DropNamespaceContents(const ObjectId& id, const Actor& actor) {
 // --- tables ----------------------------------------------------------------------------------
 
 Result<Record> Catalog::GetActiveTableRecord(const ObjectId& id) {
-  QV_RETURN_IF_ERROR(ValidateScopedId(id, "table", false));
+  QV_RETURN_IF_ERROR(ValidateScopedLookupId(id, "table", false));
   auto record = registry_->Get(RecordKind::kTable, id);
   if (record.ok() && record->body.value("state", "active") == "active") return record;
   if (!record.ok() && !record.status().IsNotFound()) return record.status();
@@ -572,27 +573,23 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
   QV_ASSIGN_OR_RETURN(WarehouseInfo wh, WarehouseForTables(ns));
   QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, RootStore(wh.root));
 
-  // The location (relative to the warehouse's root) must hold a dataset.
+  // Where the location is, canonically: every comparison below is of canonical locations by
+  // whole segments, so no spelling of a root (relative, file://, "..", doubled or trailing
+  // slashes, a link to it) makes one place look like two.
+  QV_ASSIGN_OR_RETURN(const std::string where, CanonicalTableLocation(wh.root, location));
+  QV_RETURN_IF_ERROR(CheckOutsideCatalogArea(where, fmt::format("location '{}'", location)));
+  // What a location without a dataset answers, and what another project's location answers.
   const Status no_dataset = Status::InvalidInput(
       fmt::format("location '{}' holds no Lance dataset (no manifest under _versions/)", location));
-  QV_ASSIGN_OR_RETURN(auto store, PrefixStore::Make(root, location));
-  auto latest = table::ResolveLatestVersion(*store);
-  if (!latest.ok()) {
-    if (latest.status().code() == StatusCode::kTableNotFound) return no_dataset;
-    return latest.status();
-  }
-  // One location, one table: a second name would let a drop delete another table's bytes.
-  // Another project's tables are not there as far as this project can tell: a location at,
-  // inside or above one of theirs (warehouses of several projects may share a root) answers as
-  // an empty one, before anything about this project is checked, so that the answer reveals
-  // neither their data nor whether it exists.
-  auto overlaps = [](const std::string& a, const std::string& b) {
-    auto inside = [](const std::string& x, const std::string& y) {
-      return x.size() > y.size() && x.compare(0, y.size(), y) == 0 && x[y.size()] == '/';
-    };
-    return a == b || inside(a, b) || inside(b, a);
-  };
-  std::optional<ObjectId> same_location;  // a table of this project registered there
+  // One location, one table, and no table inside another: a second name, or a table inside
+  // another's tree (its branches' tree/, its _versions/), would let a drop delete another
+  // table's bytes. Another project's tables are not there as far as this project can tell: a
+  // location at, inside or above one of theirs (warehouses of several projects may share a
+  // root) answers as an empty one, before anything about this project is checked, so that the
+  // answer reveals neither their data nor whether it exists. Tables of this project the caller
+  // may not see are not named either.
+  bool same_location = false;    // a table of this project is registered there
+  bool nested_location = false;  // a table of this project is inside it or holds it
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> all,
                       registry_->ListDescendants(RecordKind::kTable, {}));
   for (const ObjectId& other : all) {
@@ -602,13 +599,52 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
       if (record.status().IsNotFound()) continue;  // dropped meanwhile
       return record.status();                      // an unread record could hold this location
     }
-    if (record->body.value("root", "") != wh.root) continue;
-    const std::string other_location = record->body.value("location", "");
-    if (other.front() != id.front()) {
-      if (overlaps(location, other_location)) return no_dataset;
-    } else if (other_location == location && !same_location) {
-      same_location = other;
+    QV_ASSIGN_OR_RETURN(
+        std::string other_where,
+        CanonicalTableLocation(record->body.value("root", ""), record->body.value("location", "")));
+    if (!LocationsOverlap(where, other_where)) continue;
+    if (other.front() != id.front()) return no_dataset;
+    if (where == other_where) {
+      same_location = true;
+    } else {
+      nested_location = true;
     }
+  }
+  // A table holding a warehouse root would hold every table declared there later.
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> warehouses,
+                      registry_->ListDescendants(RecordKind::kWarehouse, {}));
+  for (const ObjectId& other : warehouses) {
+    auto record = registry_->Get(RecordKind::kWarehouse, other);
+    if (!record.ok()) {
+      if (record.status().IsNotFound()) continue;
+      return record.status();
+    }
+    auto other_root = CanonicalRoot(record->body.value("root", ""));
+    if (!other_root.ok() || !LocationWithin(*other_root, where)) continue;
+    if (other.front() != id.front()) return no_dataset;
+    return Status::InvalidInput(fmt::format(
+        "location '{}' holds the storage root of a warehouse; a table cannot contain one",
+        location));
+  }
+
+  // Links are never followed below a root: one could lead into another table (whose drop or
+  // read this would become) or out of the root entirely. The store refuses them too; this says
+  // so clearly.
+  const std::string root_path = root->ExternalPath("");
+  if (!root_path.empty() && root_path.front() == '/') {
+    Status links = CheckNoLinksBelow(root_path, location);
+    if (!links.ok()) {
+      return Status::InvalidInput(
+          fmt::format("location '{}' cannot be registered: {}", location, links.message()));
+    }
+  }
+
+  // The location (relative to the warehouse's root) must hold a dataset.
+  QV_ASSIGN_OR_RETURN(auto store, PrefixStore::Make(root, location));
+  auto latest = table::ResolveLatestVersion(*store);
+  if (!latest.ok()) {
+    if (latest.status().code() == StatusCode::kTableNotFound) return no_dataset;
+    return latest.status();
   }
 
   auto existing = registry_->Get(RecordKind::kTable, id);
@@ -632,8 +668,13 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
   QV_RETURN_IF_ERROR(err);
   if (same_location) {
     return Error(StatusCode::kTableAlreadyExists,
-                 fmt::format("location '{}' is already registered as table '{}'", location,
-                             DisplayId(*same_location)));
+                 fmt::format("location '{}' is already registered as another table", location));
+  }
+  if (nested_location) {
+    return Status::InvalidInput(fmt::format(
+        "location '{}' is inside the location of another registered table, or holds one; a "
+        "table's files cannot belong to another table",
+        location));
   }
 
   json body = {
@@ -797,7 +838,7 @@ void Catalog::ClearIntent(const std::string& key) { (void)registry_->store().Del
 Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
                                        const std::optional<ObjectId>& new_namespace,
                                        const std::string& new_name, const Actor& actor) {
-  QV_RETURN_IF_ERROR(ValidateScopedId(id, "table", false));
+  QV_RETURN_IF_ERROR(ValidateScopedLookupId(id, "table", false));
   QV_RETURN_IF_ERROR(ValidateName(new_name, "table"));
   ObjectId target_ns = new_namespace.value_or(ParentOf(id));
   QV_RETURN_IF_ERROR(ValidateScopedId(target_ns, "namespace", true));
@@ -1006,7 +1047,7 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
                       registry_->ListDescendants(RecordKind::kTable, {}));
   report.tables = tables.size();
-  std::map<std::string, ObjectId> locations;  // "<root>|<location>"
+  std::map<std::string, std::string> locations;  // canonical location -> "project/table"
   for (const ObjectId& id : tables) {
     auto record = registry_->Get(RecordKind::kTable, id);
     if (!record.ok()) {
@@ -1027,10 +1068,27 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
     }
     std::string location = record->body.value("location", "");
     std::string root_uri = record->body.value("root", "");
-    auto [it, fresh] = locations.emplace(root_uri + "|" + location, id);
-    if (!fresh) {
-      report.problems.push_back(fmt::format("tables '{}' and '{}' share location '{}'", name,
-                                            DisplayId(it->second), location));
+    // Locations are compared canonically, whatever spelling their warehouses' roots use.
+    auto where = CanonicalTableLocation(root_uri, location);
+    if (!where.ok()) {
+      report.problems.push_back(fmt::format("table '{}': location '{}' cannot be resolved: {}",
+                                            name, location, where.status().message()));
+    } else {
+      auto [it, fresh] = locations.emplace(*where, name);
+      if (!fresh) {
+        report.problems.push_back(
+            fmt::format("tables '{}' and '{}' share location '{}'", name, it->second, *where));
+      }
+    }
+    // A link on the way (planted after registration, or by an older quiver): read with lstat
+    // only, through the canonical root (opening a root could create it).
+    if (auto canonical_root = CanonicalRoot(root_uri);
+        canonical_root.ok() && canonical_root->rfind("file://", 0) == 0) {
+      Status links = CheckNoLinksBelow(canonical_root->substr(7), location);
+      if (!links.ok()) {
+        report.problems.push_back(
+            fmt::format("table '{}' at '{}': {}", name, location, links.message()));
+      }
     }
     // A registered table must have bytes; a declared one may legitimately have none (its
     // reservation marker is not durable).
@@ -1043,6 +1101,19 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
       if (listed.ok() && listed->objects.empty()) {
         report.problems.push_back(
             fmt::format("table '{}': nothing at location '{}'", name, location));
+      }
+    }
+  }
+  // A table inside another's location (its branches' tree/, its _versions/): a drop of the outer
+  // one deletes the inner one's files. Each location's ancestors are looked up (O(depth) each).
+  for (const auto& [where, name] : locations) {
+    for (size_t slash = where.rfind('/'); slash != std::string::npos && slash > 0;
+         slash = where.rfind('/', slash - 1)) {
+      auto outer = locations.find(where.substr(0, slash));
+      if (outer != locations.end()) {
+        report.problems.push_back(fmt::format("table '{}' at '{}' is inside table '{}' at '{}'",
+                                              name, where, outer->second, outer->first));
+        break;
       }
     }
   }
@@ -1063,6 +1134,50 @@ Result<std::shared_ptr<ObjectStore>> Catalog::RootStore(const std::string& root)
   QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStore(root, options));
   roots_.emplace(root, store);
   return store;
+}
+
+Result<std::string> Catalog::CanonicalRoot(const std::string& root) const {
+  {
+    std::lock_guard<std::mutex> lock(roots_mu_);
+    auto it = canonical_roots_.find(root);
+    if (it != canonical_roots_.end()) return it->second;
+  }
+  std::string canonical;
+  if (root.empty()) {
+    // The catalog root is a store, not a URI: its external path is its place (an absolute path
+    // for a local root, "memory://name" for a memory one).
+    std::string path = registry_->store().ExternalPath("");
+    if (!path.empty() && path.front() == '/') {
+      QV_ASSIGN_OR_RETURN(canonical, CanonicalLocation(path));
+    } else {
+      canonical = path;
+    }
+  } else {
+    // Not opened here (opening a local root creates it, and `catalog check` only reads): the
+    // callers that write (RegisterTable, CreateWarehouse) have opened it already, so its links
+    // are resolved; a root that does not exist yet is normalised lexically below its existing
+    // part.
+    QV_ASSIGN_OR_RETURN(canonical, CanonicalLocation(root));
+  }
+  std::lock_guard<std::mutex> lock(roots_mu_);
+  return canonical_roots_.emplace(root, canonical).first->second;
+}
+
+Result<std::string> Catalog::CanonicalTableLocation(const std::string& root,
+                                                    const std::string& location) const {
+  QV_ASSIGN_OR_RETURN(std::string canonical_root, CanonicalRoot(root));
+  return JoinLocation(canonical_root, location);
+}
+
+Status Catalog::CheckOutsideCatalogArea(const std::string& where, std::string_view what) const {
+  QV_ASSIGN_OR_RETURN(std::string catalog_root, CanonicalRoot(""));
+  for (std::string_view area : {std::string_view("_quiver"), kReservedSegment}) {
+    if (LocationsOverlap(where, JoinLocation(catalog_root, area))) {
+      return Status::InvalidInput(
+          fmt::format("{} is inside the catalog's own records, or holds them", what));
+    }
+  }
+  return Status::OK();
 }
 
 Result<std::shared_ptr<ObjectStore>> Catalog::TableStore(const TableInfo& table) const {

@@ -286,6 +286,18 @@ class Catalog {
 
   // The store of a warehouse root ("" = the catalog root), opened once.
   Result<std::shared_ptr<ObjectStore>> RootStore(const std::string& root) const;
+  // The canonical location (store_uri.h: CanonicalLocation) of a warehouse root ("" = the
+  // catalog root), resolved once per root and process. Every comparison of locations (shared,
+  // nested, inside the catalog's own area) compares these, by whole segments.
+  Result<std::string> CanonicalRoot(const std::string& root) const;
+  Result<std::string> CanonicalTableLocation(const std::string& root,
+                                             const std::string& location) const;
+  // InvalidInput when the canonical location `where` lies inside the catalog root's own areas
+  // (_quiver/, .qv-store/) or holds them.
+  Status CheckOutsideCatalogArea(const std::string& where, std::string_view what) const;
+  // InvalidInput unless a new warehouse's `root` (a URI) lies outside the catalog's own areas
+  // and outside every registered table.
+  Status CheckWarehouseRoot(const std::string& root);
   // Where tables of the namespace `ns` go: its top-level namespace's warehouse (or, for the
   // project root, the project's default warehouse), which must exist and be active.
   Result<WarehouseInfo> WarehouseForTables(const ObjectId& ns);
@@ -300,12 +312,15 @@ class Catalog {
   CatalogObserver* observer_ = nullptr;
   mutable std::mutex roots_mu_;
   mutable std::map<std::string, std::shared_ptr<ObjectStore>> roots_;  // guarded by roots_mu_
+  mutable std::map<std::string, std::string> canonical_roots_;         // guarded by roots_mu_
 };
 
 // "a$b" for the scoped id {"p", "a", "b"} (the project is not shown); "" for a project root.
 std::string DisplayId(const ObjectId& scoped);
 // InvalidInput unless `id` is {project, names...} with a valid project name and at most
-// kMaxIdDepth names (at least one unless allow_root).
+// kMaxIdDepth names of at most kMaxIdBytes together (at least one unless allow_root).
 Status ValidateScopedId(const ObjectId& id, std::string_view what, bool allow_root);
+// ValidateScopedId for a lookup: the length limits do not apply (object_id.h, ValidateLookupId).
+Status ValidateScopedLookupId(const ObjectId& id, std::string_view what, bool allow_root);
 
 }  // namespace quiver::catalog

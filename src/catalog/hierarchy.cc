@@ -7,6 +7,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/internal/record_fields.h"
+#include "store/key.h"
 #include "store/store_uri.h"
 
 namespace quiver::catalog {
@@ -45,6 +46,12 @@ Status ValidateScopedId(const ObjectId& id, std::string_view what, bool allow_ro
   if (id.empty()) return Status::InvalidInput(fmt::format("a {} id needs its project", what));
   QV_RETURN_IF_ERROR(ValidateName(id.front(), "project"));
   return ValidateId(ObjectId(id.begin() + 1, id.end()), what, allow_root);
+}
+
+Status ValidateScopedLookupId(const ObjectId& id, std::string_view what, bool allow_root) {
+  if (id.empty()) return Status::InvalidInput(fmt::format("a {} id needs its project", what));
+  QV_RETURN_IF_ERROR(ValidateLookupId({id.front()}, "project", false));
+  return ValidateLookupId(ObjectId(id.begin() + 1, id.end()), what, allow_root);
 }
 
 json Catalog::OwnerGrants(const Actor& actor, std::string_view relation) const {
@@ -89,7 +96,7 @@ Result<ProjectInfo> Catalog::CreateProject(const std::string& name, const Proper
 namespace {
 // The record of project `name` (NamespaceNotFound when there is none).
 Result<Record> GetProjectRecord(Registry& registry, const std::string& name) {
-  QV_RETURN_IF_ERROR(ValidateName(name, "project"));
+  QV_RETURN_IF_ERROR(ValidateLookupId({name}, "project", false));
   auto record = registry.Get(RecordKind::kNamespace, {name});
   if (!record.ok() && record.status().IsNotFound()) {
     return Error(StatusCode::kNamespaceNotFound, fmt::format("project '{}' does not exist", name));
@@ -187,6 +194,37 @@ Result<WarehouseInfo> Catalog::WarehouseFromRecord(const std::string& project,
   return info;
 }
 
+Status Catalog::CheckWarehouseRoot(const std::string& root) {
+  // Compared canonically (store_uri.h), by whole segments: the same place under another
+  // spelling is the same place.
+  QV_ASSIGN_OR_RETURN(std::string where, CanonicalRoot(root));
+  QV_ASSIGN_OR_RETURN(std::string catalog_root, CanonicalRoot(""));
+  for (std::string_view area : {std::string_view("_quiver"), kReservedSegment}) {
+    if (LocationWithin(where, JoinLocation(catalog_root, area))) {
+      return Status::InvalidInput(
+          fmt::format("'root' {} is inside the catalog's own records", root));
+    }
+  }
+  // Inside a table, its tables would be that table's files (and go with its drop).
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
+                      registry_->ListDescendants(RecordKind::kTable, {}));
+  for (const ObjectId& table : tables) {
+    auto record = registry_->Get(RecordKind::kTable, table);
+    if (!record.ok()) {
+      if (record.status().IsNotFound()) continue;
+      return record.status();
+    }
+    QV_ASSIGN_OR_RETURN(
+        std::string table_where,
+        CanonicalTableLocation(record->body.value("root", ""), record->body.value("location", "")));
+    if (LocationWithin(where, table_where)) {
+      return Status::InvalidInput(
+          fmt::format("'root' {} is inside the location of a registered table", root));
+    }
+  }
+  return Status::OK();
+}
+
 Result<WarehouseInfo> Catalog::CreateWarehouse(const std::string& project, const std::string& name,
                                                const std::string& root,
                                                const Properties& properties, const Actor& actor) {
@@ -197,6 +235,7 @@ Result<WarehouseInfo> Catalog::CreateWarehouse(const std::string& project, const
   if (!root.empty()) {
     // The root must open now, not at the first table.
     QV_RETURN_IF_ERROR(RootStore(root).status().WithContext("opening the warehouse root"));
+    QV_RETURN_IF_ERROR(CheckWarehouseRoot(root));
   }
   json body = {{"kind", "warehouse"}, {"project", project},
                {"name", name},        {"root", root},
@@ -222,8 +261,9 @@ Result<WarehouseInfo> Catalog::CreateWarehouse(const std::string& project, const
 
 Result<WarehouseInfo> Catalog::DescribeWarehouse(const std::string& project,
                                                  const std::string& name) {
-  QV_RETURN_IF_ERROR(ValidateName(project, "project"));
-  QV_RETURN_IF_ERROR(ValidateName(name, "warehouse"));
+  // A lookup: names over the length limit are merely missing.
+  QV_RETURN_IF_ERROR(ValidateLookupId({project}, "project", false));
+  QV_RETURN_IF_ERROR(ValidateLookupId({name}, "warehouse", false));
   auto record = registry_->Get(RecordKind::kWarehouse, {project, name});
   if (!record.ok()) {
     if (record.status().IsNotFound()) {

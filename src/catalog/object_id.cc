@@ -34,9 +34,11 @@ bool IsValidUtf8(std::string_view s) {
   return true;
 }
 
-Status ValidateName(std::string_view name, std::string_view what) {
+namespace {
+
+Status ValidateNameShape(std::string_view name, std::string_view what, bool check_length) {
   if (name.empty()) return Status::InvalidInput(fmt::format("{} name must not be empty", what));
-  if (name.size() > kMaxNameBytes) {
+  if (check_length && name.size() > kMaxNameBytes) {
     return Status::InvalidInput(fmt::format("{} name is {} bytes; at most {} are allowed", what,
                                             name.size(), kMaxNameBytes));
   }
@@ -59,7 +61,8 @@ Status ValidateName(std::string_view name, std::string_view what) {
   return Status::OK();
 }
 
-Status ValidateId(const ObjectId& id, std::string_view what, bool allow_root) {
+Status ValidateIdShape(const ObjectId& id, std::string_view what, bool allow_root,
+                       bool check_length) {
   if (id.empty() && !allow_root) {
     return Status::InvalidInput(
         fmt::format("the {} identifier must not be empty (the root)", what));
@@ -68,11 +71,32 @@ Status ValidateId(const ObjectId& id, std::string_view what, bool allow_root) {
     return Status::InvalidInput(fmt::format(
         "the {} identifier has {} levels; at most {} are allowed", what, id.size(), kMaxIdDepth));
   }
+  size_t total = 0;
   for (size_t i = 0; i < id.size(); ++i) {
     std::string_view kind = i + 1 == id.size() ? what : std::string_view("namespace");
-    QV_RETURN_IF_ERROR(ValidateName(id[i], kind));
+    QV_RETURN_IF_ERROR(ValidateNameShape(id[i], kind, check_length));
+    total += id[i].size();
+  }
+  if (check_length && total > kMaxIdBytes) {
+    return Status::InvalidInput(
+        fmt::format("the {} identifier's names are {} bytes together; at most {} are allowed", what,
+                    total, kMaxIdBytes));
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status ValidateName(std::string_view name, std::string_view what) {
+  return ValidateNameShape(name, what, /*check_length=*/true);
+}
+
+Status ValidateId(const ObjectId& id, std::string_view what, bool allow_root) {
+  return ValidateIdShape(id, what, allow_root, /*check_length=*/true);
+}
+
+Status ValidateLookupId(const ObjectId& id, std::string_view what, bool allow_root) {
+  return ValidateIdShape(id, what, allow_root, /*check_length=*/false);
 }
 
 std::string JoinId(const ObjectId& id, std::string_view delimiter) {

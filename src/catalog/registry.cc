@@ -8,6 +8,7 @@
 #include "common/json.h"
 #include "common/logging.h"
 #include "common/numbers.h"
+#include "store/key.h"
 
 namespace quiver::catalog {
 
@@ -120,15 +121,35 @@ Result<ObjectId> Registry::IdFromRecordKey(RecordKind kind, std::string_view key
   return Status::Corruption(fmt::format("unexpected registry object '{}'", key));
 }
 
+namespace {
+
+// A record key the store could never hold (an id longer than the naming rules allow, looked up
+// by a read or destructive door): nothing is stored there, so it is simply not found, exactly
+// like any missing record, and the store's complaint (which names the key) never surfaces.
+bool Unstorable(std::string_view key) { return !ValidateKey(key).ok(); }
+bool UnstorablePrefix(std::string_view prefix) { return !ValidateListPrefix(prefix).ok(); }
+Status NoSuchRecord() { return Status::NotFound("no such record"); }
+Status TooLongToStore() {
+  return Status::InvalidInput(
+      fmt::format("the identifier is too long to be stored (names of at most {} bytes, at most {} "
+                  "bytes together)",
+                  kMaxNameBytes, kMaxIdBytes));
+}
+
+}  // namespace
+
 Result<Record> Registry::Get(RecordKind kind, const ObjectId& id) {
   std::string key = RecordKey(kind, id);
+  if (Unstorable(key)) return NoSuchRecord();
   QV_ASSIGN_OR_RETURN(GetResult got, root_->Get(key));
   QV_ASSIGN_OR_RETURN(nlohmann::json body, ParseRecord(got.data, key));
   return Record{std::move(body), std::move(got.meta.etag)};
 }
 
 bool Registry::Exists(RecordKind kind, const ObjectId& id, Status* error) {
-  auto head = root_->Head(RecordKey(kind, id));
+  std::string key = RecordKey(kind, id);
+  if (Unstorable(key)) return false;
+  auto head = root_->Head(key);
   if (head.ok()) return true;
   if (!head.status().IsNotFound() && error != nullptr) *error = head.status();
   return false;
@@ -136,20 +157,25 @@ bool Registry::Exists(RecordKind kind, const ObjectId& id, Status* error) {
 
 Result<std::string> Registry::Create(RecordKind kind, const ObjectId& id,
                                      const nlohmann::json& body) {
-  QV_ASSIGN_OR_RETURN(ObjectMeta meta, root_->Put(RecordKey(kind, id), body.dump(2) + "\n",
-                                                  PutOptions::CreateOnly()));
+  std::string key = RecordKey(kind, id);
+  if (Unstorable(key)) return TooLongToStore();
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta,
+                      root_->Put(key, body.dump(2) + "\n", PutOptions::CreateOnly()));
   return std::move(meta.etag);
 }
 
 Result<std::string> Registry::Replace(RecordKind kind, const ObjectId& id,
                                       const nlohmann::json& body, const std::string& etag) {
-  QV_ASSIGN_OR_RETURN(ObjectMeta meta, root_->Put(RecordKey(kind, id), body.dump(2) + "\n",
-                                                  PutOptions::IfMatch(etag)));
+  std::string key = RecordKey(kind, id);
+  if (Unstorable(key)) return NoSuchRecord();
+  QV_ASSIGN_OR_RETURN(ObjectMeta meta,
+                      root_->Put(key, body.dump(2) + "\n", PutOptions::IfMatch(etag)));
   return std::move(meta.etag);
 }
 
 Status Registry::Delete(RecordKind kind, const ObjectId& id, const std::string& etag) {
   std::string key = RecordKey(kind, id);
+  if (Unstorable(key)) return NoSuchRecord();
   QV_ASSIGN_OR_RETURN(ObjectMeta meta, root_->Head(key));
   if (meta.etag != etag) {
     return Status::Conflict(fmt::format("registry record '{}' changed concurrently", key));
@@ -161,6 +187,7 @@ Result<NamePage> Registry::ListChildren(RecordKind kind, const ObjectId& parent,
                                         const std::string& start_after, size_t limit) {
   std::string prefix = ChildrenDir(kind, parent) + "@";
   NamePage page;
+  if (UnstorablePrefix(prefix)) return page;  // a parent that cannot exist has no children
   ListOptions options;
   options.prefix = prefix;
   if (!start_after.empty()) options.start_after = prefix + EncodeName(start_after) + ".json";
@@ -187,12 +214,14 @@ Result<NamePage> Registry::ListChildren(RecordKind kind, const ObjectId& parent,
 Result<bool> Registry::HasDescendants(RecordKind kind, const ObjectId& parent) {
   ListOptions options;
   options.prefix = ChildrenDir(kind, parent);
+  if (UnstorablePrefix(options.prefix)) return false;
   options.limit = 1;
   QV_ASSIGN_OR_RETURN(ListPage listed, root_->List(options));
   return !listed.objects.empty();
 }
 
 Result<std::vector<ObjectId>> Registry::ListDescendants(RecordKind kind, const ObjectId& parent) {
+  if (UnstorablePrefix(ChildrenDir(kind, parent))) return std::vector<ObjectId>{};
   QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> objects, root_->ListAll(ChildrenDir(kind, parent)));
   std::vector<ObjectId> ids;
   ids.reserve(objects.size());
@@ -206,6 +235,7 @@ Result<std::vector<ObjectId>> Registry::ListDescendants(RecordKind kind, const O
 Result<Registry::IdPage> Registry::ListIds(RecordKind kind, const ObjectId& under,
                                            const std::string& after, size_t limit) {
   std::string dir = ChildrenDir(kind, under);
+  if (UnstorablePrefix(dir)) return IdPage{};
   ListOptions options;
   options.prefix = dir;
   if (!after.empty()) options.start_after = dir + after;

@@ -25,7 +25,9 @@ namespace quiver {
 
 using store_internal::FsyncDir;
 using store_internal::MkdirAll;
+using store_internal::MkdirBeneath;
 using store_internal::MtimeNanos;
+using store_internal::OpenBeneath;
 using store_internal::ParentDir;
 using store_internal::UniqueFd;
 
@@ -60,19 +62,34 @@ Status SetMtime(int fd, int64_t stamp_nanos, std::string_view what) {
   return Status::OK();
 }
 
-// Opens the object file of `key` for reading and stats it: NotFound for a missing key or a
-// directory (a prefix of other keys is not an object).
-Result<UniqueFd> OpenObject(std::string_view key, const std::string& path, struct stat* st) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+// Opens the object file of `key` below `root` (with `flags`: O_RDONLY to read, O_PATH to stat)
+// and stats it: NotFound for a missing key, a directory (a prefix of other keys is not an
+// object) and a key whose path meets a symbolic link anywhere below the root (links are never
+// followed: a link planted in a table must not lead into another table or out of the root).
+Result<UniqueFd> OpenObject(const std::string& root, std::string_view key, int flags,
+                            struct stat* st) {
+  UniqueFd fd = OpenBeneath(root, key, flags);
   if (!fd.valid()) {
-    if (errno == ENOENT || errno == ENOTDIR) {
+    if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV) {
       return Status::NotFound(fmt::format("object '{}' not found", key));
     }
-    return StatusFromErrno(errno, fmt::format("opening {}", path));
+    return StatusFromErrno(errno, fmt::format("opening {}/{}", root, key));
   }
-  if (::fstat(fd.get(), st) != 0) return StatusFromErrno(errno, fmt::format("stat {}", path));
+  if (::fstat(fd.get(), st) != 0) {
+    return StatusFromErrno(errno, fmt::format("stat {}/{}", root, key));
+  }
   if (!S_ISREG(st->st_mode)) return Status::NotFound(fmt::format("object '{}' not found", key));
   return fd;
+}
+
+// The directory part of a key ("a/b" for "a/b/c", "" for "c") and its last segment.
+std::string_view KeyDir(std::string_view key) {
+  size_t slash = key.rfind('/');
+  return slash == std::string_view::npos ? std::string_view() : key.substr(0, slash);
+}
+std::string_view KeyLeaf(std::string_view key) {
+  size_t slash = key.rfind('/');
+  return slash == std::string_view::npos ? key : key.substr(slash + 1);
 }
 
 Status NotAnObjectPrefix(std::string_view key) {
@@ -173,7 +190,7 @@ Result<GetResult> LocalObjectStore::Get(std::string_view key, std::optional<Byte
   QV_RETURN_IF_ERROR(ValidateKey(key));
   std::string path = PathOf(key);
   struct stat st;
-  QV_ASSIGN_OR_RETURN(UniqueFd fd, OpenObject(key, path, &st));
+  QV_ASSIGN_OR_RETURN(UniqueFd fd, OpenObject(root_, key, O_RDONLY, &st));
   QV_ASSIGN_OR_RETURN(auto span, ResolveRange(range, static_cast<uint64_t>(st.st_size)));
   QV_ASSIGN_OR_RETURN(std::string data,
                       store_internal::ReadRange(fd.get(), span.first, span.second, path));
@@ -184,7 +201,7 @@ Status LocalObjectStore::ReadAt(std::string_view key, uint64_t offset, std::span
   QV_RETURN_IF_ERROR(ValidateKey(key));
   std::string path = PathOf(key);
   struct stat st;
-  QV_ASSIGN_OR_RETURN(UniqueFd fd, OpenObject(key, path, &st));
+  QV_ASSIGN_OR_RETURN(UniqueFd fd, OpenObject(root_, key, O_RDONLY, &st));
   QV_RETURN_IF_ERROR(CheckReadAtRange(key, offset, dst.size(), static_cast<uint64_t>(st.st_size)));
   // Published files are never modified in place (puts rename or link a new inode over the name),
   // so the size just checked holds for this fd; a shorter file is someone else's doing.
@@ -193,15 +210,8 @@ Status LocalObjectStore::ReadAt(std::string_view key, uint64_t offset, std::span
 
 Result<ObjectMeta> LocalObjectStore::Head(std::string_view key) {
   QV_RETURN_IF_ERROR(ValidateKey(key));
-  std::string path = PathOf(key);
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) {
-      return Status::NotFound(fmt::format("object '{}' not found", key));
-    }
-    return StatusFromErrno(errno, fmt::format("stat {}", path));
-  }
-  if (!S_ISREG(st.st_mode)) return Status::NotFound(fmt::format("object '{}' not found", key));
+  QV_ASSIGN_OR_RETURN(UniqueFd fd, OpenObject(root_, key, O_PATH, &st));
   return MetaOf(std::string(key), st);
 }
 
@@ -241,6 +251,7 @@ Result<ObjectMeta> LocalObjectStore::PublishTemp(std::string_view key, TempFile&
   SyncPoints* sp = options_.sync_points;
   const std::string final_path = PathOf(key);
   const std::string parent = ParentDir(final_path);
+  const std::string leaf(KeyLeaf(key));
   const std::string& tmp_path = temp.path;
   const int fd = temp.fd.get();
 
@@ -258,7 +269,11 @@ Result<ObjectMeta> LocalObjectStore::PublishTemp(std::string_view key, TempFile&
     return fail(StatusFromErrno(errno, "fsync of " + tmp_path));
   }
   QV_SYNC_POINT(sp, store_points::kPutTempSynced);
-  if (Status s = MkdirAll(parent, root_, durable); !s.ok()) return fail(s);
+  // The parent directory, created if missing and opened without following a link, so that the
+  // publish below lands inside this root whatever links someone planted in the tree.
+  Result<UniqueFd> parent_dir = MkdirBeneath(root_, KeyDir(key), durable);
+  if (!parent_dir.ok()) return fail(parent_dir.status());
+  const int dir_fd = parent_dir->get();
 
   // A writer's temp file can be swept while its writer sits idle (Sweep ages by ctime); then
   // link/rename find no source. Say so rather than report a bare ENOENT.
@@ -271,10 +286,10 @@ Result<ObjectMeta> LocalObjectStore::PublishTemp(std::string_view key, TempFile&
   // Step 2: publish.
   if (options.mode == PutMode::kCreateOnly) {
     QV_SYNC_POINT(sp, store_points::kPutBeforePublish);
-    if (::link(tmp_path.c_str(), final_path.c_str()) != 0) {
+    if (::linkat(AT_FDCWD, tmp_path.c_str(), dir_fd, leaf.c_str(), 0) != 0) {
       int err = errno;
       struct stat existing;
-      if (err == EEXIST && ::lstat(final_path.c_str(), &existing) == 0 &&
+      if (err == EEXIST && ::fstatat(dir_fd, leaf.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 &&
           S_ISDIR(existing.st_mode)) {
         return fail(NotAnObjectPrefix(key));
       }
@@ -289,8 +304,12 @@ Result<ObjectMeta> LocalObjectStore::PublishTemp(std::string_view key, TempFile&
     auto lock = LockKey(key);
     if (!lock.ok()) return fail(lock.status());
     struct stat current;
-    bool exists = ::stat(final_path.c_str(), &current) == 0;
+    bool exists = ::fstatat(dir_fd, leaf.c_str(), &current, AT_SYMLINK_NOFOLLOW) == 0;
     if (!exists && errno != ENOENT) return fail(StatusFromErrno(errno, "stat " + final_path));
+    if (exists && S_ISLNK(current.st_mode)) {
+      return fail(Status::InvalidInput(fmt::format(
+          "'{}' is a symbolic link; the local backend does not follow or replace links", key)));
+    }
     if (exists && !S_ISREG(current.st_mode)) return fail(NotAnObjectPrefix(key));
     if (options.mode == PutMode::kIfMatch) {
       if (!exists) {
@@ -313,7 +332,7 @@ Result<ObjectMeta> LocalObjectStore::PublishTemp(std::string_view key, TempFile&
       }
     }
     QV_SYNC_POINT(sp, store_points::kPutBeforePublish);
-    if (::rename(tmp_path.c_str(), final_path.c_str()) != 0) {
+    if (::renameat(AT_FDCWD, tmp_path.c_str(), dir_fd, leaf.c_str()) != 0) {
       int err = errno;
       if (err == EISDIR) return fail(NotAnObjectPrefix(key));
       if (err == ENOENT && ::access(tmp_path.c_str(), F_OK) != 0) return vanished();
@@ -378,7 +397,23 @@ Status LocalObjectStore::Delete(std::string_view key) {
   QV_RETURN_IF_ERROR(ValidateKey(key));
   std::string path = PathOf(key);
   QV_ASSIGN_OR_RETURN(KeyLock lock, LockKey(key));
-  if (::unlink(path.c_str()) != 0) {
+  // The parent opened without following a link: a key whose path meets a link is not an object
+  // of this store, so there is nothing to delete, and nothing is ever deleted through a link.
+  UniqueFd dir = OpenBeneath(root_, KeyDir(key), O_PATH | O_DIRECTORY);
+  if (!dir.valid()) {
+    if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV) {
+      return Status::OK();
+    }
+    return StatusFromErrno(errno, fmt::format("opening the directory of {}", path));
+  }
+  const std::string leaf(KeyLeaf(key));
+  struct stat st;
+  if (::fstatat(dir.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return Status::OK();
+    return StatusFromErrno(errno, fmt::format("stat {}", path));
+  }
+  if (!S_ISREG(st.st_mode)) return Status::OK();  // a directory or a link: not an object
+  if (::unlinkat(dir.get(), leaf.c_str(), 0) != 0) {
     if (errno == ENOENT || errno == ENOTDIR || errno == EISDIR) return Status::OK();
     return StatusFromErrno(errno, fmt::format("deleting {}", path));
   }
@@ -437,13 +472,37 @@ class ListWalker {
     return rest.empty() ? 0 : -1;
   }
 
-  // Every entry of a directory (files and subdirectories; never the reserved area), unsorted.
-  static Result<std::vector<store_internal::DirEntry>> ReadAll(const std::string& dir_path,
-                                                               bool is_root) {
+  // Opens directory `rel_dir` of the root for reading, never through a symbolic link: a
+  // listing neither descends into a linked directory nor starts inside one. nullptr with `*gone`
+  // set when there is no such directory, `*linked` when a link is in the way.
+  static DIR* OpenDir(const std::string& root, const std::string& rel_dir, bool* gone,
+                      bool* linked) {
+    *gone = *linked = false;
+    UniqueFd fd = OpenBeneath(root, rel_dir, O_RDONLY | O_DIRECTORY);
+    if (!fd.valid()) {
+      *linked = errno == ELOOP || errno == EXDEV;
+      *gone = *linked || errno == ENOENT || errno == ENOTDIR;
+      return nullptr;
+    }
+    DIR* dir = ::fdopendir(fd.get());
+    if (dir != nullptr) fd.release();
+    return dir;
+  }
+
+  // Every entry of a directory (files and subdirectories; never the reserved area, never a
+  // link), unsorted. A directory behind a link is NotFound, so that the cache keeps nothing for
+  // it (the link may be replaced by a directory, which a watch on the link's target never sees).
+  static Result<std::vector<store_internal::DirEntry>> ReadAll(const std::string& root,
+                                                               const std::string& rel_dir) {
     std::vector<store_internal::DirEntry> entries;
-    DIR* dir = ::opendir(dir_path.c_str());
+    const bool is_root = rel_dir.empty();
+    std::string dir_path = is_root ? root : root + "/" + rel_dir;
+    bool gone = false;
+    bool linked = false;
+    DIR* dir = OpenDir(root, rel_dir, &gone, &linked);
     if (dir == nullptr) {
-      if (errno == ENOENT || errno == ENOTDIR) return entries;
+      if (linked) return Status::NotFound(fmt::format("{} is behind a symbolic link", dir_path));
+      if (gone) return entries;
       return StatusFromErrno(errno, fmt::format("listing {}", dir_path));
     }
     int dfd = ::dirfd(dir);
@@ -471,8 +530,20 @@ class ListWalker {
   // returns.
   Status WalkCached(const std::string& rel_dir, std::string_view name_prefix) {
     std::string dir_path = rel_dir.empty() ? root_ : root_ + "/" + rel_dir;
-    QV_ASSIGN_OR_RETURN(store_internal::DirListing listing,
-                        cache_->Get(dir_path, [&] { return ReadAll(dir_path, rel_dir.empty()); }));
+    // The directory, opened without following links: its files are stat'ed through it.
+    bool gone = false;
+    bool linked = false;
+    DIR* opened = OpenDir(root_, rel_dir, &gone, &linked);
+    if (opened == nullptr) {
+      if (gone) return Status::OK();
+      return StatusFromErrno(errno, fmt::format("listing {}", dir_path));
+    }
+    std::unique_ptr<DIR, int (*)(DIR*)> dir_closer(opened, ::closedir);
+    const int dfd = ::dirfd(opened);
+    auto listed = cache_->Get(dir_path, [&] { return ReadAll(root_, rel_dir); });
+    if (!listed.ok() && listed.status().IsNotFound()) return Status::OK();  // a link appeared
+    QV_RETURN_IF_ERROR(listed.status());
+    store_internal::DirListing listing = *std::move(listed);
     const std::vector<store_internal::DirEntry>& entries = *listing;
     auto name_of = [](const store_internal::DirEntry& e) {
       std::string_view n = e.sort_name;
@@ -510,10 +581,10 @@ class ListWalker {
         continue;
       }
       struct stat st;
-      std::string path = dir_path + "/" + std::string(name);
-      if (::lstat(path.c_str(), &st) != 0) {
+      std::string leaf(name);
+      if (::fstatat(dfd, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT) continue;  // deleted since it was listed
-        return StatusFromErrno(errno, "stat " + path);
+        return StatusFromErrno(errno, "stat " + dir_path + "/" + leaf);
       }
       if (!S_ISREG(st.st_mode)) continue;
       out_.push_back(MetaOf(std::move(full), st));
@@ -525,9 +596,11 @@ class ListWalker {
                   bool* short_of_entries) {
     *short_of_entries = false;
     std::string dir_path = rel_dir.empty() ? root_ : root_ + "/" + rel_dir;
-    DIR* dir = ::opendir(dir_path.c_str());
+    bool gone = false;
+    bool linked = false;
+    DIR* dir = OpenDir(root_, rel_dir, &gone, &linked);
     if (dir == nullptr) {
-      if (errno == ENOENT || errno == ENOTDIR) return Status::OK();
+      if (gone) return Status::OK();
       return StatusFromErrno(errno, fmt::format("listing {}", dir_path));
     }
     const std::string& after = options_.start_after;
@@ -666,6 +739,33 @@ Result<SweepReport> LocalObjectStore::Sweep(Duration min_age) {
   ::closedir(dir);
   if (!status.ok()) return status;
   return report;
+}
+
+Status CheckNoLinksBelow(const std::string& root, std::string_view rel) {
+  std::string path = root;
+  std::string walked;
+  size_t start = 0;
+  while (start < rel.size()) {
+    size_t slash = rel.find('/', start);
+    size_t end = slash == std::string_view::npos ? rel.size() : slash;
+    std::string_view segment = rel.substr(start, end - start);
+    start = end + 1;
+    if (segment.empty()) continue;
+    path += '/';
+    path += segment;
+    walked += walked.empty() ? "" : "/";
+    walked += segment;
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) return Status::OK();
+      return StatusFromErrno(errno, fmt::format("stat {}", path));
+    }
+    if (S_ISLNK(st.st_mode)) {
+      return Status::InvalidInput(fmt::format(
+          "'{}' is a symbolic link; quiver does not follow links below a storage root", walked));
+    }
+  }
+  return Status::OK();
 }
 
 std::string LocalObjectStore::Describe() const { return "local:" + root_; }

@@ -34,6 +34,12 @@
 // filesystem reuses inode numbers and its own timestamps are coarse.
 // Last-modified = that stamp (nanosecond precision).
 //
+// Symbolic links below the root are never followed (the root's own path is resolved once, at
+// Open): every open goes through openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) (or a walk with
+// O_NOFOLLOW on older kernels), so a key whose path meets a link is not an object (Get, Head,
+// ReadAt: NotFound), a listing neither reports a link nor descends into one, a put through a
+// link is InvalidInput, and a delete never removes anything a link points at.
+//
 // Limitation of a directory tree: a key cannot be both an object and a prefix of other keys
 // ("a" and "a/b"); such a Put is InvalidInput.
 // Thread-safety: safe for concurrent use by threads and by processes sharing the root.
@@ -115,5 +121,11 @@ class LocalObjectStore final : public ObjectStore {
   std::unique_ptr<store_internal::DirListingCache> dir_cache_;  // null: read directories
   std::unique_ptr<store_internal::DirSyncer> dir_syncer_;       // shares concurrent dir fsyncs
 };
+
+// InvalidInput naming the first component of the relative path `rel` below the directory `root`
+// that is a symbolic link; OK when none is (components that do not exist follow nothing). For
+// callers that accept a location from a client (RegisterTable) and must refuse one that leads,
+// through a link, into another table or out of the root.
+Status CheckNoLinksBelow(const std::string& root, std::string_view rel);
 
 }  // namespace quiver

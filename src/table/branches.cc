@@ -98,6 +98,7 @@ Status ValidateBranchName(std::string_view name) {
 Result<BranchInfo> CreateBranch(const std::shared_ptr<ObjectStore>& root, const std::string& name,
                                 const BranchSource& source, const Clock* clock) {
   QV_RETURN_IF_ERROR(ValidateBranchName(name));
+  QV_RETURN_IF_ERROR(CheckRefNameLength(name, "branch"));
   if (clock == nullptr) clock = Clock::Real();
   auto exists = root->Head(BranchRefKey(name));
   if (exists.ok()) {

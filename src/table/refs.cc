@@ -109,6 +109,16 @@ Result<Info> GetRef(ObjectStore& root, const std::string& key, StatusCode missin
 
 }  // namespace
 
+Status CheckRefNameLength(std::string_view name, std::string_view what) {
+  size_t stored = what == "branch" ? EncodeBranchFileName(name).size() : name.size();
+  if (stored > kMaxRefNameBytes) {
+    return Status::InvalidInput(fmt::format("{} name is {} bytes{}; at most {} are allowed", what,
+                                            stored, stored != name.size() ? " as stored" : "",
+                                            kMaxRefNameBytes));
+  }
+  return Status::OK();
+}
+
 std::string TagKey(std::string_view name) {
   return std::string(kTagsDir) + std::string(name) + std::string(kJsonSuffix);
 }

@@ -30,6 +30,14 @@ struct BranchInfo {
   uint64_t manifest_size = 0;
 };
 
+// Tag and branch names are at most this many bytes (a branch's as stored in its ref file name,
+// '/' as %2F), so that their keys fit the store's limits under any table location. A create
+// refuses a longer name (InvalidInput naming the limit, never a storage key); every lookup,
+// update or delete answers it as a missing tag or branch.
+inline constexpr size_t kMaxRefNameBytes = 200;
+// InvalidInput when `name` (a `what`: "tag" or "branch") is longer than kMaxRefNameBytes.
+Status CheckRefNameLength(std::string_view name, std::string_view what);
+
 inline constexpr std::string_view kTagsDir = "_refs/tags/";
 inline constexpr std::string_view kBranchesDir = "_refs/branches/";
 

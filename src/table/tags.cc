@@ -55,6 +55,7 @@ Status ValidateTagName(std::string_view name) {
 Result<TagInfo> CreateTag(const std::shared_ptr<ObjectStore>& root, const std::string& name,
                           const TagTarget& target, const Clock* clock) {
   QV_RETURN_IF_ERROR(ValidateTagName(name));
+  QV_RETURN_IF_ERROR(CheckRefNameLength(name, "tag"));
   QV_ASSIGN_OR_RETURN(uint64_t manifest_size, TargetManifestSize(root, target));
   if (clock == nullptr) clock = Clock::Real();
   std::string now = FormatRfc3339Nanos(clock->NowNanos());
@@ -76,7 +77,8 @@ Result<TagInfo> UpdateTag(const std::shared_ptr<ObjectStore>& root, const std::s
   QV_RETURN_IF_ERROR(ValidateTagName(name));
   auto got = root->Get(TagKey(name));
   if (!got.ok()) {
-    if (got.status().IsNotFound()) {
+    // InvalidInput: a key the store cannot hold (a name over the limit), so no such tag.
+    if (got.status().IsNotFound() || got.status().IsInvalidInput()) {
       return Status(StatusCode::kTableTagNotFound, fmt::format("tag '{}' does not exist", name));
     }
     return got.status();
@@ -112,7 +114,7 @@ Status DeleteTag(const std::shared_ptr<ObjectStore>& root, const std::string& na
   QV_RETURN_IF_ERROR(ValidateTagName(name));
   auto head = root->Head(TagKey(name));
   if (!head.ok()) {
-    if (head.status().IsNotFound()) {
+    if (head.status().IsNotFound() || head.status().IsInvalidInput()) {
       return Status(StatusCode::kTableTagNotFound, fmt::format("tag '{}' does not exist", name));
     }
     return head.status();

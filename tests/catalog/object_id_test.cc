@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog/catalog.h"
+#include "catalog/registry.h"
+#include "store/key.h"
+#include "store/memory_store.h"
+
 namespace quiver::catalog {
 namespace {
 
@@ -68,6 +73,50 @@ TEST(ObjectIdTest, EncodingKeepsByteOrderWithTheJsonSuffix) {
   std::string out;
   EXPECT_FALSE(DecodeName("abc", &out).ok());
   EXPECT_FALSE(DecodeName("zz", &out).ok());
+}
+
+// Every record key of an id that passes ValidateScopedId fits the store's key limits; a longer
+// id is refused by the create checks (naming the limit, no storage key) and is merely missing
+// for lookups, which the registry answers NotFound without asking the store.
+TEST(ObjectIdTest, IdsThatPassFitTheStoresKeysAndLongerOnesAreMissing) {
+  // 8 levels, 360 bytes together, under a 120-byte project name.
+  ObjectId longest = {std::string(kMaxNameBytes, 'p'),
+                      std::string(120, 'a'),
+                      std::string(120, 'b'),
+                      std::string(115, 'c'),
+                      "d",
+                      "e",
+                      "f",
+                      "g",
+                      "h"};
+  ASSERT_TRUE(ValidateScopedId(longest, "table", false).ok())
+      << ValidateScopedId(longest, "table", false).ToString();
+  for (RecordKind kind : {RecordKind::kNamespace, RecordKind::kTable}) {
+    EXPECT_TRUE(ValidateKey(Registry::RecordKey(kind, longest)).ok());
+  }
+  ObjectId too_long = {"p", std::string(kMaxNameBytes, 'a'), std::string(kMaxNameBytes, 'b'),
+                       std::string(kMaxNameBytes, 'c'), "d"};
+  Status refused = ValidateScopedId(too_long, "table", false);
+  EXPECT_TRUE(refused.IsInvalidInput());
+  EXPECT_NE(refused.message().find("at most 360"), std::string::npos) << refused.ToString();
+  EXPECT_TRUE(ValidateScopedLookupId(too_long, "table", false).ok());
+  EXPECT_TRUE(ValidateScopedId({"p", std::string(kMaxNameBytes + 1, 'a')}, "table", false)
+                  .IsInvalidInput());
+  EXPECT_TRUE(ValidateScopedLookupId({"p", std::string(500, 'a')}, "table", false).ok());
+  EXPECT_TRUE(ValidateScopedLookupId({"p", "a/b"}, "table", false).IsInvalidInput());
+  // The registry: a record no store could hold is simply not there.
+  auto store = MemoryObjectStore::Create();
+  auto registry = Registry::Open(store, nullptr);
+  ASSERT_TRUE(registry.ok()) << registry.status().ToString();
+  ObjectId unstorable = {"p", std::string(300, 'a')};
+  EXPECT_TRUE((*registry)->Get(RecordKind::kTable, unstorable).status().IsNotFound());
+  Status error;
+  EXPECT_FALSE((*registry)->Exists(RecordKind::kTable, unstorable, &error));
+  EXPECT_TRUE(error.ok());
+  EXPECT_TRUE((*registry)->ListChildren(RecordKind::kTable, unstorable, "", 10)->names.empty());
+  auto created = (*registry)->Create(RecordKind::kTable, unstorable, nlohmann::json::object());
+  EXPECT_TRUE(created.status().IsInvalidInput());
+  EXPECT_EQ(created.status().message().find("_quiver"), std::string::npos);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "authz_fixture.h"
+#include "catalog/object_id.h"
 
 namespace quiver::server::testing {
 namespace {
@@ -243,6 +244,163 @@ TEST_F(OracleTest, CreateDoorsNameAMissingParentAndRefuseAnExistingOne) {
   EXPECT_NE(tenant.Json().value("error", "").find("namespace 'ns' does not exist; create it"),
             std::string::npos)
       << tenant.body;
+}
+
+// Names and ids longer than the naming rules allow (docs/catalog.md): nothing that long exists,
+// so a read or destructive door answers byte for byte as for any missing object (the name
+// aside), whoever asks; a create door refuses with a 400 that names the limit and no storage
+// key.
+TEST_F(OracleTest, TooLongNamesAnswerExactlyLikeMissingOnes) {
+  BuildWorld(World::kExists);
+  // Each case: the too-long id and a missing one of the same shape; level i of a long id is
+  // made of one letter, so that each name can be put back by the other.
+  struct Case {
+    std::vector<std::string> too_long;
+    std::vector<std::string> missing;
+  };
+  std::vector<Case> cases = {
+      {{std::string(121, 'a')}, {"m0"}},              // one byte over the name limit
+      {{"ns", std::string(200, 'b')}, {"ns", "m1"}},  // its key segment is over the store's
+      {{}, {}},                                       // 8 names of 120 bytes: over the total
+  };
+  for (int i = 0; i < 8; ++i) {
+    cases[2].too_long.push_back(std::string(120, static_cast<char>('c' + i)));
+    cases[2].missing.push_back("m" + std::to_string(i));
+  }
+  auto join = [](const std::vector<std::string>& id) {
+    std::string out;
+    for (const std::string& name : id) out += (out.empty() ? "" : "%24") + name;
+    return out;
+  };
+  const std::vector<Request> doors = {
+      {"POST", "/v1/table/{id}/describe"},
+      {"POST", "/v1/table/{id}/exists"},
+      {"POST", "/v1/table/{id}/drop"},
+      {"POST", "/v1/table/{id}/deregister"},
+      {"POST", "/v1/table/{id}/version/list"},
+      {"POST", "/v1/table/{id}/count_rows"},
+      {"POST", "/v1/namespace/{id}/describe"},
+      {"POST", "/v1/namespace/{id}/exists"},
+      {"POST", "/v1/namespace/{id}/drop"},
+      {"GET", "/v1/namespace/{id}/list", ""},
+      {"GET", "/v1/namespace/{id}/table/list", ""},
+  };
+  int compared = 0;
+  for (const std::string caller : {"user:root", "user:stranger"}) {
+    for (const Case& c : cases) {
+      for (const Request& door : doors) {
+        Request long_request = door;
+        Request missing_request = door;
+        Fill(&long_request.target, "{id}", join(c.too_long));
+        Fill(&missing_request.target, "{id}", join(c.missing));
+        Reply long_reply = As(caller, long_request);
+        Reply missing_reply = As(caller, missing_request);
+        std::string where = door.method + " " + door.target + " as " + caller + " (" +
+                            std::to_string(c.too_long.size()) + " levels)";
+        EXPECT_GE(long_reply.status, 400) << where << ": " << long_reply.body;
+        EXPECT_EQ(long_reply.body.find("_quiver"), std::string::npos) << where << long_reply.body;
+        EXPECT_EQ(long_reply.body.find("object key"), std::string::npos)
+            << where << long_reply.body;
+        // The bodies differ in the names (so in content-length), nothing else.
+        auto without_length = [](std::string text) {
+          size_t at = text.find("content-length: ");
+          if (at != std::string::npos) text.erase(at, text.find('\n', at) + 1 - at);
+          return text;
+        };
+        std::string normalized = without_length(Normalized(long_reply));
+        for (size_t i = 0; i < c.too_long.size(); ++i) {
+          Fill(&normalized, c.too_long[i], c.missing[i]);
+        }
+        EXPECT_EQ(normalized, without_length(Normalized(missing_reply))) << where;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 2 * 3 * 11);
+  // Create doors: a clear 400 naming the limit, never a storage key; nothing written.
+  auto before = Snapshot();
+  for (const Case& c : cases) {
+    for (const Request& door : std::vector<Request>{
+             {"POST", "/v1/namespace/{id}/create"},
+             {"POST", "/v1/table/{id}/declare"},
+             {"POST", "/v1/table/{id}/register", R"({"location":"elsewhere"})"},
+         }) {
+      Request request = door;
+      Fill(&request.target, "{id}", join(c.too_long));
+      Reply reply = Root(request, 400);
+      ExpectError(reply, 400, 13, door.target);
+      std::string error = reply.Json().value("error", "");
+      EXPECT_NE(error.find("at most"), std::string::npos) << door.target << ": " << error;
+      EXPECT_EQ(reply.body.find("_quiver"), std::string::npos) << reply.body;
+      EXPECT_EQ(reply.body.find("object key"), std::string::npos) << reply.body;
+    }
+  }
+  // Project and warehouse names on their doors, whoever asks.
+  for (const std::string caller : {"user:root", "user:stranger", "user:tenant"}) {
+    for (size_t length : {catalog::kMaxNameBytes + 1, size_t{300}}) {
+      const std::string name(length, 'w');
+      for (const Request& door : std::vector<Request>{
+               {"POST", "/v1/projects/{name}/describe"},
+               {"POST", "/v1/projects/{name}/delete"},
+               {"POST", "/v1/warehouses/{name}/describe"},
+               {"POST", "/v1/warehouses/{name}/delete"},
+               {"POST", "/v1/warehouses/{name}/deactivate"},
+               {"POST", "/v1/warehouses/{name}/activate"},
+           }) {
+        Request long_request = door;
+        Request missing_request = door;
+        Fill(&long_request.target, "{name}", name);
+        Fill(&missing_request.target, "{name}", "missing");
+        Reply long_reply = As(caller, long_request);
+        std::string normalized = Normalized(long_reply);
+        Fill(&normalized, name, "missing");
+        auto without_length = [](std::string text) {
+          size_t at = text.find("content-length: ");
+          if (at != std::string::npos) text.erase(at, text.find('\n', at) + 1 - at);
+          return text;
+        };
+        EXPECT_EQ(without_length(normalized),
+                  without_length(Normalized(As(caller, missing_request))))
+            << door.target << " as " << caller << " (" << length << " bytes)";
+      }
+    }
+  }
+  // Tag and branch names too (table/refs.h): a table's refs are names as well.
+  const std::string tag(300, 'g');
+  for (const Request& door : std::vector<Request>{
+           {"POST", "/v1/table/ns%24t/tags/version", R"({"tag":"{tag}"})"},
+           {"POST", "/v1/table/ns%24t/tags/delete", R"({"tag":"{tag}"})"},
+           {"POST", "/v1/table/ns%24t/tags/update", R"({"tag":"{tag}","version":1})"},
+           {"POST", "/v1/table/ns%24t/branches/delete", R"({"name":"{tag}"})"},
+       }) {
+    Request long_request = door;
+    Request missing_request = door;
+    Fill(&long_request.body, "{tag}", tag);
+    Fill(&missing_request.body, "{tag}", "missing");
+    Reply long_reply = As("user:root", long_request);
+    std::string normalized = Normalized(long_reply);
+    Fill(&normalized, tag, "missing");
+    std::string expected = Normalized(As("user:root", missing_request));
+    auto without_length = [](std::string text) {
+      size_t at = text.find("content-length: ");
+      if (at != std::string::npos) text.erase(at, text.find('\n', at) + 1 - at);
+      return text;
+    };
+    EXPECT_EQ(without_length(normalized), without_length(expected)) << door.target;
+    EXPECT_EQ(long_reply.status, 404) << door.target << ": " << long_reply.body;
+  }
+  for (const Request& door : std::vector<Request>{
+           {"POST", "/v1/table/ns%24t/tags/create", R"({"tag":"{tag}","version":1})"},
+           {"POST", "/v1/table/ns%24t/branches/create", R"({"name":"{tag}"})"},
+       }) {
+    Request request = door;
+    Fill(&request.body, "{tag}", tag);
+    Reply reply = Root(request, 400);
+    ExpectError(reply, 400, 13, door.target);
+    EXPECT_NE(reply.Json().value("error", "").find("at most 200"), std::string::npos) << reply.body;
+    EXPECT_EQ(reply.body.find("_refs"), std::string::npos) << reply.body;
+  }
+  EXPECT_TRUE(Snapshot() == before);
 }
 
 }  // namespace

@@ -30,11 +30,12 @@ class ServerFixture : public ::testing::Test {
   }
   void TearDown() override { StopServer(); }
 
-  // `auth`: authentication on, with `admins` as server admins.
+  // `auth`: authentication on, with `admins` as server admins. `root`: the store under the
+  // fault layer (default: the fresh memory store memory_).
   void StartServer(HttpServerOptions options, bool managed = false, bool auth = false,
-                   const std::string& admins = "") {
+                   const std::string& admins = "", std::shared_ptr<ObjectStore> root = nullptr) {
     memory_ = MemoryObjectStore::Create();
-    faults_ = std::make_shared<FaultInjectingStore>(memory_);
+    faults_ = std::make_shared<FaultInjectingStore>(root ? root : memory_);
     counts_ = std::make_shared<CountingStore>(faults_);
     catalog::CatalogOptions catalog_options;
     catalog_options.managed_versioning = managed;

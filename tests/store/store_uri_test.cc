@@ -87,5 +87,53 @@ TEST(StoreUriTest, NamedMemoryStoresAreSharedWithinTheProcess) {
   EXPECT_TRUE((*other)->Get("k").status().IsNotFound());
 }
 
+// Every spelling of one directory is one canonical location (so that comparing canonical
+// locations is comparing places), and "inside" goes by whole segments.
+TEST(StoreUriTest, EverySpellingOfADirectoryHasOneCanonicalLocation) {
+  TempDir dir;
+  ASSERT_EQ(::mkdir((dir.path() + "/root").c_str(), 0755), 0);
+  ASSERT_EQ(::symlink((dir.path() + "/root").c_str(), (dir.path() + "/link").c_str()), 0);
+  const std::string want = "file://" + dir.path() + "/root";
+  char old_cwd[4096];
+  ASSERT_NE(::getcwd(old_cwd, sizeof(old_cwd)), nullptr);
+  ASSERT_EQ(::chdir(dir.path().c_str()), 0);
+  auto relative = CanonicalLocation("root");
+  auto dotted = CanonicalLocation("./x/../root/");
+  ASSERT_EQ(::chdir(old_cwd), 0);
+  ASSERT_TRUE(relative.ok()) << relative.status().ToString();
+  EXPECT_EQ(*relative, want);
+  EXPECT_EQ(*dotted, want);
+  for (const std::string& spelling :
+       {dir.path() + "/root", dir.path() + "/root/", dir.path() + "//root//",
+        dir.path() + "/root/./", dir.path() + "/root/sub/..", "file://" + dir.path() + "/root",
+        "file://" + dir.path() + "/root/", "file://localhost" + dir.path() + "/root",
+        "file://" + dir.path() + "/r%6Fot", dir.path() + "/link",
+        "file://" + dir.path() + "/link/"}) {
+    auto canonical = CanonicalLocation(spelling);
+    ASSERT_TRUE(canonical.ok()) << spelling << ": " << canonical.status().ToString();
+    EXPECT_EQ(*canonical, want) << spelling;
+  }
+  // The part that does not exist yet is normalised lexically, below the resolved part.
+  EXPECT_EQ(*CanonicalLocation(dir.path() + "/link/new//a/../b/"), want + "/new/b");
+  EXPECT_EQ(*CanonicalLocation("memory://m"), "memory://m");
+  EXPECT_EQ(*CanonicalLocation("s3://bucket//a/b/"), "s3://bucket/a/b");
+  EXPECT_EQ(*CanonicalLocation("s3://bucket"), "s3://bucket");
+  EXPECT_TRUE(CanonicalLocation("gs://b/x").status().IsInvalidInput());
+  EXPECT_EQ(JoinLocation(want, "t/"), want + "/t");
+  EXPECT_EQ(JoinLocation("file:///", "t"), "file:///t");
+}
+
+TEST(StoreUriTest, InsideMeansWholeSegments) {
+  EXPECT_TRUE(LocationWithin("file:///a/b", "file:///a"));
+  EXPECT_TRUE(LocationWithin("file:///a", "file:///a"));
+  EXPECT_TRUE(LocationWithin("file:///a", "file:///"));
+  EXPECT_FALSE(LocationWithin("file:///ab", "file:///a"));
+  EXPECT_FALSE(LocationWithin("file:///a", "file:///a/b"));
+  EXPECT_FALSE(LocationWithin("memory://a/b", "file:///a"));
+  EXPECT_TRUE(LocationsOverlap("file:///a", "file:///a/b/c"));
+  EXPECT_TRUE(LocationsOverlap("file:///a/b/c", "file:///a"));
+  EXPECT_FALSE(LocationsOverlap("file:///a/b-c", "file:///a/b"));
+}
+
 }  // namespace
 }  // namespace quiver

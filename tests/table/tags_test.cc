@@ -10,6 +10,7 @@
 #include "format/manifest_file.h"
 #include "format/manifest_names.h"
 #include "store/memory_store.h"
+#include "table/refs.h"
 
 namespace quiver::table {
 namespace {
@@ -121,6 +122,27 @@ TEST_F(TagsTest, ConcurrentCreatesHaveExactlyOneWinner) {
 TEST(Rfc3339Test, NanosecondsAndNegativeTimes) {
   EXPECT_EQ(FormatRfc3339Nanos(0), "1970-01-01T00:00:00.000000000Z");
   EXPECT_EQ(FormatRfc3339Nanos(-1), "1969-12-31T23:59:59.999999999Z");
+}
+
+// A name over the limit: a create refuses it naming the limit (never a storage key); every other
+// call answers it as a missing tag (a store under a long table location would refuse its key).
+TEST_F(TagsTest, TooLongNamesAreRefusedAtCreateAndMissingElsewhere) {
+  const std::string too_long(kMaxRefNameBytes + 1, 't');
+  auto created = CreateTag(store_, too_long, TagTarget{1, std::nullopt});
+  EXPECT_TRUE(created.status().IsInvalidInput());
+  EXPECT_NE(created.status().message().find("at most 200"), std::string::npos)
+      << created.status().ToString();
+  EXPECT_EQ(created.status().message().find("_refs"), std::string::npos);
+  const std::string unstorable(300, 'u');  // its key's segment is over the store's 255 bytes
+  EXPECT_TRUE(CreateTag(store_, unstorable, TagTarget{1, std::nullopt}).status().IsInvalidInput());
+  EXPECT_EQ(
+      CreateTag(store_, unstorable, TagTarget{1, std::nullopt}).status().message().find("_refs"),
+      std::string::npos);
+  EXPECT_EQ(GetTag(*store_, unstorable).status().code(), StatusCode::kTableTagNotFound);
+  EXPECT_EQ(UpdateTag(store_, unstorable, TagTarget{2, std::nullopt}).status().code(),
+            StatusCode::kTableTagNotFound);
+  EXPECT_EQ(DeleteTag(store_, unstorable).code(), StatusCode::kTableTagNotFound);
+  EXPECT_TRUE(store_->ListAll("_refs/")->empty());
 }
 
 }  // namespace

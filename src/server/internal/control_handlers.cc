@@ -45,7 +45,8 @@ Result<std::string> PathName(const Call& call, std::string_view what) {
   if (call.id.size() != 1) {
     return Status::InvalidInput(fmt::format("a {} is named by one path segment", what));
   }
-  QV_RETURN_IF_ERROR(catalog::ValidateName(call.id.front(), what));
+  // A lookup: a name over the length limit is merely missing (answered as any missing one).
+  QV_RETURN_IF_ERROR(catalog::ValidateLookupId({call.id.front()}, what, false));
   return call.id.front();
 }
 

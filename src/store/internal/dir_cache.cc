@@ -9,8 +9,10 @@
 namespace quiver::store_internal {
 
 namespace {
+// IN_DONT_FOLLOW: a directory behind a link is never listed (local_store.h), and a watch on the
+// link's target would miss the link being replaced by a real directory.
 constexpr uint32_t kWatchMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
-                                IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+                                IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW;
 }  // namespace
 
 std::unique_ptr<DirListingCache> DirListingCache::Create(size_t max_dirs) {

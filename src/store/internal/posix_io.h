@@ -1,6 +1,6 @@
 // POSIX file helpers for the local backend: an owning fd, whole-buffer write/read loops that
-// retry EINTR and short transfers, directory fsync, and mkdir -p that makes new directories
-// durable. Internal to store/.
+// retry EINTR and short transfers, directory fsync, mkdir -p that makes new directories durable,
+// and opening a path below a root without following any symbolic link. Internal to store/.
 // Thread-safety: functions are reentrant; a UniqueFd is owned by one thread at a time.
 #pragma once
 
@@ -58,5 +58,22 @@ inline int64_t MtimeNanos(const struct stat& st) {
 }
 
 std::string ParentDir(const std::string& path);
+
+// Opens `rel` (a relative path without "." or ".." segments; "" or a trailing '/' are fine)
+// below the directory `root` without following a symbolic link at any component, the last one
+// included: openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) where the kernel has it (Linux 5.6),
+// else a walk that opens each directory with O_NOFOLLOW. `root` itself is resolved as usual (it
+// was canonicalised when the store was opened). Invalid fd with errno set on failure: ELOOP
+// when a link is in the way (with O_PATH the fallback instead opens a final link itself, which
+// fstat reports as S_ISLNK: callers that want an object check S_ISREG), ENOENT, ENOTDIR, ...
+UniqueFd OpenBeneath(const std::string& root, std::string_view rel, int flags, mode_t mode = 0);
+// Tests: false makes OpenBeneath take the O_NOFOLLOW walk, as on a kernel without openat2.
+void UseOpenat2ForTesting(bool use);
+
+// Creates the directories of `rel` below `root` (like MkdirAll) without following a symbolic
+// link, and returns the innermost directory open (O_RDONLY | O_DIRECTORY). A link in the way is
+// InvalidInput; a component that is an object is the "cannot also be a key prefix" InvalidInput.
+// `sync`: fsync each directory whose entries changed.
+Result<UniqueFd> MkdirBeneath(const std::string& root, std::string_view rel, bool sync);
 
 }  // namespace quiver::store_internal
