@@ -736,19 +736,31 @@ Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
                                        std::string_view action, const Actor& actor) {
   QV_ASSIGN_OR_RETURN(Record record, GetActiveTableRecord(id));
   QV_ASSIGN_OR_RETURN(TableInfo info, TableFromRecord(id, record.body));
-  QV_ASSIGN_OR_RETURN(std::string intent, WriteIntent({{"op", "drop"},
-                                                       {"id", IdJson(id)},
-                                                       {"root", info.root},
-                                                       {"location", info.location},
-                                                       {"delete_bytes", delete_bytes}}));
+  auto intent = WriteIntent({{"op", "drop"},
+                             {"id", IdJson(id)},
+                             {"root", info.root},
+                             {"location", info.location},
+                             {"delete_bytes", delete_bytes}});
+  if (!intent.ok()) {
+    if (intent.status().IsStorageFull()) {
+      return RemoveTableOnFullStorage(id, record, info, delete_bytes, action, actor);
+    }
+    return intent.status();
+  }
   // Retire first: of two drops (or a drop and a rename) of one table only one can do this, and
   // nobody else touches a retired record.
   json retired = record.body;
   retired["state"] = "dropping";
-  QV_ASSIGN_OR_RETURN(std::string retired_etag, RetireTable(id, record, retired, intent));
+  auto retired_etag = RetireTable(id, record, retired, *intent);
+  if (!retired_etag.ok()) {
+    if (retired_etag.status().IsStorageFull()) {
+      return RemoveTableOnFullStorage(id, record, info, delete_bytes, action, actor);
+    }
+    return retired_etag.status();
+  }
   // The table is gone for every reader now; what follows is cleanup that Recover() finishes if
   // it is interrupted.
-  bool finished = registry_->Delete(RecordKind::kTable, id, retired_etag).ok();
+  bool finished = registry_->Delete(RecordKind::kTable, id, *retired_etag).ok();
   if (finished && delete_bytes) {
     Status bytes = DeleteLocation(info.root, info.location);
     if (!bytes.ok()) {
@@ -758,7 +770,38 @@ Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
           {{"table", DisplayId(id)}, {"location", info.location}, {"error", bytes.ToString()}});
     }
   }
-  if (finished) ClearIntent(intent);
+  if (finished) ClearIntent(*intent);
+  Log(action, "table", id, actor, {{"location", info.location}});
+  return info;
+}
+
+Result<TableInfo> Catalog::RemoveTableOnFullStorage(const ObjectId& id, const Record& record,
+                                                    const TableInfo& info, bool delete_bytes,
+                                                    std::string_view action, const Actor& actor) {
+  // Nothing can be written (neither the intent nor the retired record), and a drop is how space
+  // is freed: delete the record as read (a concurrent drop or rename changed it: retry), then
+  // the bytes. A rename cannot run meanwhile (its first step is an intent write, which fails
+  // too); a crash between the two deletes leaves bytes that no record names (the orphan report
+  // finds them), never a record without its bytes. The change-log event is kept until the log
+  // can be written (Registry::AppendLogAsync).
+  QV_LOG_WARN("storage is full: dropping a table without an intent record",
+              {{"table", DisplayId(id)}, {"location", info.location}});
+  Status deleted = registry_->Delete(RecordKind::kTable, id, record.etag);
+  if (!deleted.ok()) {
+    if (deleted.IsConflict() || deleted.IsNotFound()) {
+      return Retryable(
+          fmt::format("table '{}' was renamed or dropped concurrently", DisplayId(id)));
+    }
+    return deleted;
+  }
+  if (delete_bytes) {
+    Status bytes = DeleteLocation(info.root, info.location);
+    if (!bytes.ok()) {
+      QV_LOG_WARN(
+          "dropped table's files could not all be deleted; the orphan report lists them",
+          {{"table", DisplayId(id)}, {"location", info.location}, {"error", bytes.ToString()}});
+    }
+  }
   Log(action, "table", id, actor, {{"location", info.location}});
   return info;
 }

@@ -271,6 +271,10 @@ class Catalog {
   Result<Record> GetActiveTableRecord(const ObjectId& id);
   Result<TableInfo> RemoveTable(const ObjectId& id, bool delete_bytes, std::string_view action,
                                 const Actor& actor);
+  // RemoveTable when the storage is full (no intent or retired record can be written).
+  Result<TableInfo> RemoveTableOnFullStorage(const ObjectId& id, const Record& record,
+                                             const TableInfo& info, bool delete_bytes,
+                                             std::string_view action, const Actor& actor);
   Status DeleteLocation(const std::string& root, const std::string& location);
   Status DropNamespaceContents(const ObjectId& id, const Actor& actor);
   void Log(std::string_view action, std::string_view kind, const ObjectId& id, const Actor& actor,
