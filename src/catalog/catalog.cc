@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/internal/read_only_store.h"
 #include "catalog/internal/record_fields.h"
 #include "common/ids.h"
 #include "common/logging.h"
@@ -111,10 +112,13 @@ Catalog::Catalog(std::unique_ptr<Registry> registry, const CatalogOptions& optio
 
 Result<std::unique_ptr<Catalog>> Catalog::Open(std::shared_ptr<ObjectStore> root,
                                                const CatalogOptions& options) {
+  if (options.read_only) root = std::make_shared<internal::ReadOnlyStore>(std::move(root));
   QV_ASSIGN_OR_RETURN(std::unique_ptr<Registry> registry,
                       Registry::Open(std::move(root), options.clock));
   std::unique_ptr<Catalog> catalog(new Catalog(std::move(registry), options));
-  if (options.ensure_defaults) QV_RETURN_IF_ERROR(catalog->EnsureDefaults(Actor{}));
+  if (options.ensure_defaults && !options.read_only) {
+    QV_RETURN_IF_ERROR(catalog->EnsureDefaults(Actor{}));
+  }
   return catalog;
 }
 
@@ -988,19 +992,79 @@ Status Catalog::Recover(Duration min_age) {
   return Status::OK();
 }
 
-Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
+namespace {
+
+// Whether a record's grants hold an owner (or, on a project, an admin): every object is created
+// with its creator's, and the last one cannot be revoked.
+bool HasOwnerGrant(const json& body) {
+  auto grants = body.find("grants");
+  if (grants == body.end() || !grants->is_array()) return false;
+  return std::any_of(grants->begin(), grants->end(), [](const json& g) {
+    if (!g.is_object()) return false;
+    std::string relation = g.value("relation", "");
+    return relation == "owner" || relation == "admin";
+  });
+}
+
+}  // namespace
+
+Status Catalog::ListIntents(Duration in_flight_age, std::vector<std::string>* young,
+                            std::vector<std::string>* old, std::set<ObjectId>* busy) {
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> intents, registry_->store().ListAll(kIntentsDir));
+  const int64_t now = clock()->NowNanos();
+  for (const ObjectMeta& meta : intents) {
+    if (now - meta.last_modified_nanos >= in_flight_age.count()) {
+      if (old != nullptr) old->push_back(fmt::format("unfinished operation '{}'", meta.key));
+      continue;
+    }
+    auto got = registry_->store().Get(meta.key);
+    if (!got.ok()) {
+      if (got.status().IsNotFound()) continue;  // finished meanwhile
+      return got.status();
+    }
+    json intent = json::parse(got->data, nullptr, false);
+    std::string op = intent.is_object() ? intent.value("op", "") : "";
+    if (intent.is_object()) {
+      for (const char* field : {"id", "source", "dest"}) {
+        auto id = IdFromJson(intent.value(field, json()), meta.key);
+        if (id.ok()) busy->insert(*id);
+      }
+    }
+    if (young != nullptr) {
+      young->push_back(
+          fmt::format("operation '{}' in progress ({})", meta.key, op.empty() ? "unreadable" : op));
+    }
+  }
+  return Status::OK();
+}
+
+Result<Catalog::ConsistencyReport> Catalog::CheckConsistency(Duration in_flight_age) {
   ConsistencyReport report;
+  // What operations in progress name (their intents come first, so one that is seen half done
+  // below was listed here or is listed again at the end).
+  std::set<ObjectId> busy;
+  QV_RETURN_IF_ERROR(ListIntents(in_flight_age, nullptr, nullptr, &busy));
+  const int64_t now = clock()->NowNanos();
+  // A namespace, project or warehouse marked as being dropped: a delete in progress while the
+  // mark is young (an old mark is a crashed delete's leftover, ignored by every reader).
+  auto check_mark = [&](std::string_view what, const std::string& name, const json& body) {
+    auto it = body.find("dropping_since");
+    if (it != body.end() && it->is_number_integer() &&
+        now - it->get<int64_t>() < in_flight_age.count()) {
+      report.in_flight.push_back(fmt::format("{} '{}' is being deleted", what, name));
+    }
+  };
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> namespaces,
                       registry_->ListDescendants(RecordKind::kNamespace, {}));
   std::set<ObjectId> ns_set(namespaces.begin(), namespaces.end());
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> warehouses,
                       registry_->ListDescendants(RecordKind::kWarehouse, {}));
   std::set<ObjectId> wh_set(warehouses.begin(), warehouses.end());
-  // Every object's record carries at least one grant (its creator's): an object never exists
-  // without an owner, and since grants live in the record, no grant outlives its object.
+  // Every object's record carries an owner grant (its creator's, and the last one cannot be
+  // revoked): an object never exists without an owner, and since grants live in the record, no
+  // grant outlives its object.
   auto check_grants = [&](std::string_view what, const std::string& name, const json& body) {
-    auto grants = body.find("grants");
-    if (grants == body.end() || !grants->is_array() || grants->empty()) {
+    if (!HasOwnerGrant(body)) {
       report.problems.push_back(fmt::format("{} '{}' has no owner grant", what, name));
     }
   };
@@ -1011,7 +1075,10 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
       report.problems.push_back(fmt::format("warehouse '{}' has no project record", name));
     }
     auto record = registry_->Get(RecordKind::kWarehouse, wh);
-    if (record.ok()) check_grants("warehouse", name, record->body);
+    if (record.ok()) {
+      check_grants("warehouse", name, record->body);
+      check_mark("warehouse", name, record->body);
+    }
   }
   for (const ObjectId& ns : namespaces) {
     auto record = registry_->Get(RecordKind::kNamespace, ns);
@@ -1025,11 +1092,13 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
         report.problems.push_back(fmt::format("'{}' at the top is not a project record", ns[0]));
       }
       check_grants("project", ns[0], record->body);
+      check_mark("project", ns[0], record->body);
       continue;
     }
     ++report.namespaces;
     std::string name = ns.front() + "/" + DisplayId(ns);
     check_grants("namespace", name, record->body);
+    check_mark("namespace", name, record->body);
     if (!ns_set.count(ParentOf(ns))) {
       report.problems.push_back(fmt::format("namespace '{}' has no parent namespace record", name));
     }
@@ -1044,6 +1113,9 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
                       registry_->ListDescendants(RecordKind::kTable, {}));
   report.tables = tables.size();
+  // Found while reading the tables; whether they are problems or an operation in progress is
+  // decided once the intents have been listed again.
+  std::vector<std::pair<std::vector<ObjectId>, std::string>> unsettled;
   std::map<std::string, ObjectId> locations;  // "<root>|<location>"
   for (const ObjectId& id : tables) {
     auto record = registry_->Get(RecordKind::kTable, id);
@@ -1053,9 +1125,10 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
     }
     std::string name = id.front() + "/" + DisplayId(id);
     check_grants("table", name, record->body);
-    if (record->body.value("state", "active") != "active") {
-      report.problems.push_back(
-          fmt::format("table '{}' is {}", name, record->body.value("state", "")));
+    const bool active = record->body.value("state", "active") == "active";
+    if (!active) {
+      unsettled.push_back(
+          {{id}, fmt::format("table '{}' is {}", name, record->body.value("state", ""))});
     }
     if (id.size() > 1 && !ns_set.count(ParentOf(id))) {
       report.problems.push_back(fmt::format("table '{}' has no namespace record", name));
@@ -1067,12 +1140,13 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
     std::string root_uri = record->body.value("root", "");
     auto [it, fresh] = locations.emplace(root_uri + "|" + location, id);
     if (!fresh) {
-      report.problems.push_back(fmt::format("tables '{}' and '{}' share location '{}'", name,
-                                            DisplayId(it->second), location));
+      unsettled.push_back({{id, it->second},
+                           fmt::format("tables '{}' and '{}' share location '{}'", name,
+                                       DisplayId(it->second), location)});
     }
     // A registered table must have bytes; a declared one may legitimately have none (its
-    // reservation marker is not durable).
-    if (!record->body.value("declared", false)) {
+    // reservation marker is not durable), and a dropping one is losing them.
+    if (active && !record->body.value("declared", false)) {
       ListOptions options;
       options.prefix = location + "/";
       options.limit = 1;
@@ -1084,11 +1158,24 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
       }
     }
   }
-  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> intents, registry_->store().ListAll(kIntentsDir));
-  for (const ObjectMeta& intent : intents) {
-    report.problems.push_back(fmt::format("unfinished operation '{}'", intent.key));
+  std::vector<std::string> old_intents;
+  QV_RETURN_IF_ERROR(ListIntents(in_flight_age, &report.in_flight, &old_intents, &busy));
+  for (auto& [ids, what] : unsettled) {
+    bool in_flight =
+        std::all_of(ids.begin(), ids.end(), [&](const ObjectId& id) { return busy.count(id) > 0; });
+    (in_flight ? report.in_flight : report.problems).push_back(std::move(what));
   }
+  report.problems.insert(report.problems.end(), old_intents.begin(), old_intents.end());
   return report;
+}
+
+Result<Catalog::ConsistencyReport> Catalog::CheckRoot(std::shared_ptr<ObjectStore> root,
+                                                      Duration in_flight_age, const Clock* clock) {
+  CatalogOptions options;
+  options.read_only = true;
+  options.clock = clock;
+  QV_ASSIGN_OR_RETURN(std::unique_ptr<Catalog> catalog, Open(std::move(root), options));
+  return catalog->CheckConsistency(in_flight_age);
 }
 
 Result<std::shared_ptr<ObjectStore>> Catalog::RootStore(const std::string& root) const {
@@ -1098,7 +1185,9 @@ Result<std::shared_ptr<ObjectStore>> Catalog::RootStore(const std::string& root)
   if (it != roots_.end()) return it->second;
   OpenStoreOptions options;
   options.clock = clock();
+  options.create_if_missing = !options_.read_only;
   QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStore(root, options));
+  if (options_.read_only) store = std::make_shared<internal::ReadOnlyStore>(std::move(store));
   roots_.emplace(root, store);
   return store;
 }

@@ -325,7 +325,8 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
                       {"warehouses", report.warehouses},
                       {"namespaces", report.namespaces},
                       {"tables", report.tables},
-                      {"problems", report.problems}});
+                      {"problems", report.problems},
+                      {"in_flight", report.in_flight}});
   };
 }
 
