@@ -456,8 +456,9 @@ std::string MaskText(std::string s) {
 
 void MaskJson(json& j) {
   static const std::set<std::string> kVolatile = {
-      "created_at", "at",     "timestamp_millis", "createAt", "e_tag",         "etag",
-      "key",        "key_id", "revoked_at",       "instance", "expires_at_ms", "request_id"};
+      "created_at",    "at",         "timestamp_millis", "createAt",   "e_tag",
+      "etag",          "key",        "key_id",           "revoked_at", "instance",
+      "expires_at_ms", "request_id", "minted_with"};
   if (j.is_object()) {
     j.erase("instance");
     for (auto& [k, v] : j.items()) {

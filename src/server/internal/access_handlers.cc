@@ -38,6 +38,7 @@ json KeyJson(const catalog::ApiKeyInfo& k) {
                {"created_by", k.created_by}};
   if (k.expires_at_ms) body["expires_at_ms"] = *k.expires_at_ms;
   if (k.revoked_at) body["revoked_at"] = *k.revoked_at;
+  if (!k.minted_with.empty()) body["minted_with"] = k.minted_with;
   return body;
 }
 
@@ -129,9 +130,23 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
     if (owner == kAnonymousPrincipal) {
       return Status::InvalidInput("name the 'principal' the key is for");
     }
-    QV_ASSIGN_OR_RETURN(
-        catalog::CreatedApiKey created,
-        access.api_keys().Create(owner, expires_at_ms, description.value_or(""), call.subject));
+    // A key minted with a credential expires no later than that credential and, minted with a
+    // key, dies with that key (the key store records the chain and checks it at every
+    // verification): a short-lived token cannot turn itself into a key that never expires.
+    // Only server admins (and `quiver access create-key` on the root) mint unbounded keys.
+    std::string minted_with;
+    if (!access.IsServerAdmin(call.subject)) {
+      const std::optional<int64_t>& bound = call.principal.expires_at_ms;
+      if (bound && !expires_at_ms) expires_at_ms = bound;
+      if (bound && *expires_at_ms > *bound) {
+        return Status::InvalidInput(fmt::format(
+            "a key expires no later than the credential it is created with (at {} ms)", *bound));
+      }
+      minted_with = call.principal.key_id;
+    }
+    QV_ASSIGN_OR_RETURN(catalog::CreatedApiKey created,
+                        access.api_keys().Create(owner, expires_at_ms, description.value_or(""),
+                                                 call.subject, minted_with));
     LogKeyEvent(catalog, "create_api_key", created.info, call);
     json body = KeyJson(created.info);
     body["key"] = created.key;
