@@ -262,7 +262,8 @@ class World : public ServerFixture {
     Must(alpha_key_, "", "POST", "/v1/table/a_ns1$a_t1/tags/create",
          {{"tag", "a_tag"}, {"version", 1}});
     Must(alpha_key_, "", "POST", "/v1/table/a_ns1$a_t1/branches/create", {{"name", "a_br"}});
-    Must(alpha_key_, "", "POST", "/v1/access/tuples",
+    // A principal joins a project with a server admin's grant.
+    Must(root_key_, "", "POST", "/v1/access/tuples",
          {{"writes",
            {std::string(kAlphaReader) + "#reader@table:alpha/a_ns1/a_t1",
             std::string(kAlphaReader) + "#writer@namespace:alpha/a_ns2"}}});
@@ -305,7 +306,7 @@ class World : public ServerFixture {
     }
     Must(bk, "", "POST", "/v1/table/" + t0 + "/branches/create", {{"name", beta_.branches[0]}});
     Must(
-        bk, "", "POST", "/v1/access/tuples",
+        root_key_, "", "POST", "/v1/access/tuples",
         {{"writes", {beta_.reader + "#reader@table:" + p + "/" + JoinSpec(beta_.tables[0], "/")}}});
 
     // Page tokens from its listings (as the server admin).
