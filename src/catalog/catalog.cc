@@ -378,7 +378,10 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
     if (marked_etag.status().IsConflict()) {
       return Retryable(fmt::format("namespace '{}' changed concurrently", DisplayId(id)));
     }
-    return marked_etag.status();
+    // With the storage full no mark can be written, and no create can land either (it writes a
+    // record): drop without the mark, as a table drop does, to free space.
+    if (!marked_etag.status().IsStorageFull()) return marked_etag.status();
+    marked_etag = record->etag;
   }
   // Withdraws our mark (only ours: the record may have changed since, e.g. properties).
   auto unmark = [&](Status why) -> Status {
@@ -444,9 +447,12 @@ Status Catalog::DropNamespaceContents(const ObjectId& id, const Actor& actor) {
       return record.status();
     }
     record->body["dropping_since"] = clock()->NowNanos();
-    QV_ASSIGN_OR_RETURN(std::string etag,
-                        registry_->Replace(RecordKind::kNamespace, ns, record->body, record->etag));
-    marked.emplace_back(ns, std::move(etag));
+    auto etag = registry_->Replace(RecordKind::kNamespace, ns, record->body, record->etag);
+    if (!etag.ok()) {
+      if (!etag.status().IsStorageFull()) return etag.status();
+      etag = record->etag;  // the storage is full: unmarked (see DropNamespace)
+    }
+    marked.emplace_back(ns, std::move(*etag));
   }
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
                       registry_->ListDescendants(RecordKind::kTable, id));

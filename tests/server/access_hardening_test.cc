@@ -186,7 +186,10 @@ class FullDiskTest : public ServerFixture {};
 // table can still be dropped to free space.
 TEST_F(FullDiskTest, AFullDiskIsRetryableAndDropsStillFreeSpace) {
   ASSERT_EQ(client_->Post("/v1/namespace/ns/create", json::object()).status, 200);
+  ASSERT_EQ(client_->Post("/v1/namespace/old/create", json::object()).status, 200);
+  ASSERT_EQ(client_->Post("/v1/namespace/old%24inner/create", json::object()).status, 200);
   catalog::TableInfo table = MakeTable({"ns", "t"});
+  catalog::TableInfo old_table = MakeTable({"old", "inner", "t"});
   faults_->FailAlways(StoreOp::kPut, StatusFromErrno(ENOSPC, "writing a record"));
   Reply full = client_->Post("/v1/table/ns%24u/declare", json::object());
   ExpectError(full, 503, 17);
@@ -197,6 +200,12 @@ TEST_F(FullDiskTest, AFullDiskIsRetryableAndDropsStillFreeSpace) {
   ASSERT_EQ(dropped.status, 200) << dropped.body;
   EXPECT_TRUE(memory_->ListAll(table.location + "/")->empty());
   ExpectError(client_->Post("/v1/table/ns%24t/describe", json::object()), 404, 4);
+  // Namespaces too: an empty one, and a cascade over a nested namespace and its table.
+  Reply cascade = client_->Post("/v1/namespace/old/drop", {{"behavior", "Cascade"}});
+  ASSERT_EQ(cascade.status, 200) << cascade.body;
+  EXPECT_TRUE(memory_->ListAll(old_table.location + "/")->empty());
+  ASSERT_EQ(client_->Post("/v1/namespace/ns/drop", json::object()).status, 200);
+  ExpectError(client_->Post("/v1/namespace/old%24inner/describe", json::object()), 404, 1);
 
   // The drop's event waited for room in the change log and is written with the next one.
   catalog_->registry().FlushLog();
@@ -206,9 +215,11 @@ TEST_F(FullDiskTest, AFullDiskIsRetryableAndDropsStillFreeSpace) {
   ASSERT_TRUE(events.ok()) << events.status().ToString();
   std::vector<std::string> actions;
   for (const json& e : *events) actions.push_back(e.value("action", ""));
-  ASSERT_GE(actions.size(), 2u);
-  EXPECT_EQ(actions[actions.size() - 2], "drop_table");
-  EXPECT_EQ(actions.back(), "create_namespace");
+  const std::vector<std::string> last(actions.end() - std::min<size_t>(actions.size(), 6),
+                                      actions.end());
+  EXPECT_EQ(last,
+            (std::vector<std::string>{"drop_table", "drop_table", "drop_namespace",
+                                      "drop_namespace", "drop_namespace", "create_namespace"}));
   auto report = catalog_->CheckConsistency();
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(report->problems.empty()) << ::testing::PrintToString(report->problems);
