@@ -1060,6 +1060,15 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency(Duration in_flight_
       report.in_flight.push_back(fmt::format("{} '{}' is being deleted", what, name));
     }
   };
+  // A record whose parent is missing: a create that raced its parent's drop writes its record,
+  // sees the drop on its re-check and withdraws it, so a young record is that create in
+  // progress; an old one is an orphan.
+  auto orphan = [&](RecordKind kind, const ObjectId& id, std::string what) {
+    auto meta = registry_->store().Head(Registry::RecordKey(kind, id));
+    bool young = meta.ok() && now - meta->last_modified_nanos < in_flight_age.count();
+    if (young) what += " (being created or withdrawn)";
+    (young ? report.in_flight : report.problems).push_back(std::move(what));
+  };
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> namespaces,
                       registry_->ListDescendants(RecordKind::kNamespace, {}));
   std::set<ObjectId> ns_set(namespaces.begin(), namespaces.end());
@@ -1106,7 +1115,8 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency(Duration in_flight_
     check_grants("namespace", name, record->body);
     check_mark("namespace", name, record->body);
     if (!ns_set.count(ParentOf(ns))) {
-      report.problems.push_back(fmt::format("namespace '{}' has no parent namespace record", name));
+      orphan(RecordKind::kNamespace, ns,
+             fmt::format("namespace '{}' has no parent namespace record", name));
     }
     if (ns.size() == 2) {
       std::string wh = record->body.value("warehouse", "");
@@ -1137,7 +1147,7 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency(Duration in_flight_
           {{id}, fmt::format("table '{}' is {}", name, record->body.value("state", ""))});
     }
     if (id.size() > 1 && !ns_set.count(ParentOf(id))) {
-      report.problems.push_back(fmt::format("table '{}' has no namespace record", name));
+      orphan(RecordKind::kTable, id, fmt::format("table '{}' has no namespace record", name));
     }
     if (ns_set.count(id)) {
       report.problems.push_back(fmt::format("'{}' is both a table and a namespace", name));

@@ -254,8 +254,10 @@ class Catalog {
   //
   // What an operation in progress leaves for a moment (its intent record, the retired or
   // dropping table record, a rename's two records at one location, a namespace or project
-  // marked as being dropped) is reported in `in_flight`, not as a problem, while it is younger
-  // than `in_flight_age`; older, it is a crashed operation's leftover and a problem.
+  // marked as being dropped, a young record whose parent is gone: a create that raced the
+  // parent's drop and is about to withdraw) is reported in `in_flight`, not as a problem, while
+  // it is younger than `in_flight_age`; older, it is a crashed operation's leftover and a
+  // problem.
   struct ConsistencyReport {
     uint64_t projects = 0;
     uint64_t warehouses = 0;

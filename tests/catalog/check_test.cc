@@ -111,6 +111,26 @@ TEST_F(CheckTest, AnOperationInProgressIsInFlightUntilItIsOld) {
   EXPECT_EQ(strict->problems.size(), 3u);
 }
 
+// A create that raced its namespace's drop has written its record and not yet withdrawn it
+// (its re-check sees the namespace gone): in flight while the record is young, an orphan after.
+TEST_F(CheckTest, ARecordWhoseParentJustWentIsInFlightUntilItIsOld) {
+  ASSERT_TRUE(catalog_->CreateNamespace(S({"ns"}), CreateMode::kCreate, {}, alice_).ok());
+  ASSERT_TRUE(catalog_->DeclareTable(S({"ns", "t"}), {}, alice_).ok());
+  auto ns = catalog_->registry().Get(RecordKind::kNamespace, S({"ns"}));
+  ASSERT_TRUE(ns.ok());
+  ASSERT_TRUE(catalog_->registry().Delete(RecordKind::kNamespace, S({"ns"}), ns->etag).ok());
+  auto young = Catalog::CheckRoot(memory_, kRecoveryMinAge, &clock_);
+  ASSERT_TRUE(young.ok());
+  EXPECT_TRUE(young->problems.empty()) << ::testing::PrintToString(young->problems);
+  ASSERT_EQ(young->in_flight.size(), 1u) << ::testing::PrintToString(young->in_flight);
+  EXPECT_NE(young->in_flight[0].find("has no namespace record"), std::string::npos);
+  clock_.Advance(kRecoveryMinAge);
+  auto old = Catalog::CheckRoot(memory_, kRecoveryMinAge, &clock_);
+  ASSERT_TRUE(old.ok());
+  EXPECT_TRUE(old->in_flight.empty()) << ::testing::PrintToString(old->in_flight);
+  EXPECT_EQ(old->problems.size(), 1u) << ::testing::PrintToString(old->problems);
+}
+
 // An object whose record holds grants but no owner (only readers, say) is a problem.
 TEST_F(CheckTest, AnObjectWithoutAnOwnerIsAProblem) {
   ASSERT_TRUE(catalog_->CreateNamespace(S({"ns"}), CreateMode::kCreate, {}, alice_).ok());
