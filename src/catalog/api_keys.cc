@@ -101,6 +101,11 @@ ApiKeyInfo InfoFromJson(const json& body) {
   if (body.contains("revoked_at") && body["revoked_at"].is_string()) {
     info.revoked_at = body["revoked_at"].get<std::string>();
   }
+  if (auto it = body.find("minted_with"); it != body.end() && it->is_array()) {
+    for (const json& id : *it) {
+      if (id.is_string()) info.minted_with.push_back(id.get<std::string>());
+    }
+  }
   return info;
 }
 
@@ -142,10 +147,33 @@ ApiKeyStore::ApiKeyStore(std::shared_ptr<ObjectStore> root, const Clock* clock, 
 Result<CreatedApiKey> ApiKeyStore::Create(const std::string& principal,
                                           std::optional<int64_t> expires_at_ms,
                                           const std::string& description,
-                                          const std::string& created_by) {
+                                          const std::string& created_by,
+                                          const std::string& minted_with) {
   QV_RETURN_IF_ERROR(ValidatePrincipal(principal));
   if (expires_at_ms && *expires_at_ms <= clock_->NowMillis()) {
     return Status::InvalidInput("'expires_at_ms' is in the past");
+  }
+  // A key minted with a key joins its chain and expires no later than it.
+  std::vector<std::string> chain;
+  if (!minted_with.empty()) {
+    QV_ASSIGN_OR_RETURN(ApiKeyInfo parent, Describe(minted_with));
+    if (parent.minted_with.size() + 1 > kMaxKeyChain) {
+      return Status::InvalidInput(fmt::format(
+          "API key {} is the end of a chain of {} keys minted with keys; mint this one with a key "
+          "closer to the chain's start",
+          minted_with, parent.minted_with.size() + 1));
+    }
+    if (parent.expires_at_ms) {
+      if (!expires_at_ms) {
+        expires_at_ms = parent.expires_at_ms;
+      } else if (*expires_at_ms > *parent.expires_at_ms) {
+        return Status::InvalidInput(
+            fmt::format("a key minted with API key {} expires no later than it (at {} ms)",
+                        minted_with, *parent.expires_at_ms));
+      }
+    }
+    chain.push_back(minted_with);
+    chain.insert(chain.end(), parent.minted_with.begin(), parent.minted_with.end());
   }
   if (description.size() > 1024 || !IsValidUtf8(description)) {
     return Status::InvalidInput("'description' is at most 1024 bytes of UTF-8 text");
@@ -164,6 +192,7 @@ Result<CreatedApiKey> ApiKeyStore::Create(const std::string& principal,
                {"created_at", FormatIso8601Millis(clock_->NowNanos())},
                {"created_by", created_by}};
   if (expires_at_ms) body["expires_at_ms"] = *expires_at_ms;
+  if (!chain.empty()) body["minted_with"] = chain;
   QV_RETURN_IF_ERROR(
       root_->Put(KeyRecord(key_id), body.dump(2) + "\n", PutOptions::CreateOnly()).status());
   CreatedApiKey created;
@@ -193,6 +222,7 @@ Result<std::shared_ptr<const ApiKeyStore::Cached>> ApiKeyStore::Load(const std::
   ApiKeyInfo info = InfoFromJson(body);
   cached->expires_at_ms = info.expires_at_ms;
   cached->revoked = info.revoked_at.has_value();
+  cached->minted_with = std::move(info.minted_with);
   cached->fetched_at = now;
   std::lock_guard<std::mutex> lock(mu_);
   cache_[key_id] = cached;
@@ -201,6 +231,11 @@ Result<std::shared_ptr<const ApiKeyStore::Cached>> ApiKeyStore::Load(const std::
 }
 
 Result<std::string> ApiKeyStore::Verify(std::string_view key, std::string* reason) {
+  QV_ASSIGN_OR_RETURN(VerifiedApiKey verified, VerifyKey(key, reason));
+  return std::move(verified.principal);
+}
+
+Result<VerifiedApiKey> ApiKeyStore::VerifyKey(std::string_view key, std::string* reason) {
   auto fail = [&](std::string why) -> Status {
     if (reason != nullptr) *reason = std::move(why);
     return Unauthenticated();
@@ -236,7 +271,32 @@ Result<std::string> ApiKeyStore::Verify(std::string_view key, std::string* reaso
   if (record.expires_at_ms && clock_->NowMillis() >= *record.expires_at_ms) {
     return fail(fmt::format("API key {} expired", key_id));
   }
-  return record.principal;
+  // A key dies with every key of its chain (each record is cached like the key's own).
+  if (record.minted_with.size() > kMaxKeyChain) {
+    return fail(fmt::format("API key {} has a chain longer than {} keys", key_id, kMaxKeyChain));
+  }
+  for (const std::string& parent_id : record.minted_with) {
+    std::string unused;
+    auto parent = IsHex(parent_id) && parent_id.size() == id_chars
+                      ? Load(parent_id, &unused)
+                      : Result<std::shared_ptr<const Cached>>(Status::NotFound(parent_id));
+    if (!parent.ok()) {
+      if (parent.status().IsNotFound()) {
+        return fail(
+            fmt::format("API key {} was minted with key {}, which is gone", key_id, parent_id));
+      }
+      return parent.status();
+    }
+    if ((*parent)->revoked) {
+      return fail(
+          fmt::format("API key {} was minted with key {}, which is revoked", key_id, parent_id));
+    }
+    if ((*parent)->expires_at_ms && clock_->NowMillis() >= *(*parent)->expires_at_ms) {
+      return fail(
+          fmt::format("API key {} was minted with key {}, which expired", key_id, parent_id));
+    }
+  }
+  return VerifiedApiKey{record.principal, key_id, record.expires_at_ms};
 }
 
 Result<ApiKeyInfo> ApiKeyStore::Describe(const std::string& key_id) {

@@ -2,7 +2,11 @@
 //
 //   _quiver/access/keys/<key id>.json   {"key_id", "principal", "salt", "hash", "created_at",
 //                                         "created_by", "expires_at_ms"?, "revoked_at"?,
-//                                         "description"}
+//                                         "description", "minted_with"?}
+//
+// A key minted with another key records that key's chain ("minted_with": the parent key first,
+// then its parent, ...; at most kMaxKeyChain) and expires no later than its parent: revoking
+// (or deleting) any key of the chain makes the key invalid too, checked at every verification.
 //
 // A key is shown once, at creation: "qv_<key id: 16 hex>_<secret: 43 base64url chars>". The
 // record holds SHA-256(salt || secret) with a random 16-byte salt, so a copy of the root reveals
@@ -36,7 +40,19 @@ struct ApiKeyInfo {
   std::string created_by;
   std::optional<int64_t> expires_at_ms;  // unix milliseconds
   std::optional<std::string> revoked_at;
+  // The keys this one was minted with, its parent first (empty: minted with no key).
+  std::vector<std::string> minted_with;
 };
+
+// What a verified key stands for.
+struct VerifiedApiKey {
+  std::string principal;
+  std::string key_id;
+  std::optional<int64_t> expires_at_ms;  // unix milliseconds
+};
+
+// How many keys deep a chain of keys minted with keys may go.
+inline constexpr size_t kMaxKeyChain = 8;
 
 struct CreatedApiKey {
   ApiKeyInfo info;
@@ -50,11 +66,17 @@ class ApiKeyStore {
               Duration cache_ttl = std::chrono::seconds(5));
 
   // InvalidInput for a principal that is not "user:<name>" or an expiry in the past.
+  // `minted_with` (may be empty) is the id of the key the request was authenticated with: the
+  // new key joins its chain, and expires no later than it (no expiry given: the parent's;
+  // a later one, or a chain already kMaxKeyChain long: InvalidInput).
   Result<CreatedApiKey> Create(const std::string& principal, std::optional<int64_t> expires_at_ms,
-                               const std::string& description, const std::string& created_by);
-  // The principal of a valid key. Unauthenticated (code 16, one message for every reason) when
-  // the text is malformed, unknown, wrong, expired or revoked; `*reason` (may be null) gets the
-  // specific reason for the log.
+                               const std::string& description, const std::string& created_by,
+                               const std::string& minted_with = "");
+  // A valid key: unknown, wrong, expired and revoked keys, and keys minted with a key of their
+  // chain that is revoked, expired or gone, are Unauthenticated (code 16, one message for every
+  // reason); `*reason` (may be null) gets the specific reason for the log.
+  Result<VerifiedApiKey> VerifyKey(std::string_view key, std::string* reason = nullptr);
+  // VerifyKey's principal.
   Result<std::string> Verify(std::string_view key, std::string* reason = nullptr);
   // Marks the key revoked (idempotent). NamespaceNotFound-free: an unknown key id is
   // InvalidInput "no API key '<id>'" (keys are not catalog objects).
@@ -70,6 +92,7 @@ class ApiKeyStore {
     std::string hash;
     std::optional<int64_t> expires_at_ms;
     bool revoked = false;
+    std::vector<std::string> minted_with;
     int64_t fetched_at = 0;  // monotonic nanos
   };
   // The record of `key_id` (cached), and the secret last verified against it ("" if none), so

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/internal/read_only_store.h"
 #include "catalog/internal/record_fields.h"
 #include "common/ids.h"
 #include "common/json.h"
@@ -114,10 +115,13 @@ Catalog::Catalog(std::unique_ptr<Registry> registry, const CatalogOptions& optio
 
 Result<std::unique_ptr<Catalog>> Catalog::Open(std::shared_ptr<ObjectStore> root,
                                                const CatalogOptions& options) {
+  if (options.read_only) root = std::make_shared<internal::ReadOnlyStore>(std::move(root));
   QV_ASSIGN_OR_RETURN(std::unique_ptr<Registry> registry,
                       Registry::Open(std::move(root), options.clock));
   std::unique_ptr<Catalog> catalog(new Catalog(std::move(registry), options));
-  if (options.ensure_defaults) QV_RETURN_IF_ERROR(catalog->EnsureDefaults(Actor{}));
+  if (options.ensure_defaults && !options.read_only) {
+    QV_RETURN_IF_ERROR(catalog->EnsureDefaults(Actor{}));
+  }
   return catalog;
 }
 
@@ -379,7 +383,10 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
     if (marked_etag.status().IsConflict()) {
       return Retryable(fmt::format("namespace '{}' changed concurrently", DisplayId(id)));
     }
-    return marked_etag.status();
+    // With the storage full no mark can be written, and no create can land either (it writes a
+    // record): drop without the mark, as a table drop does, to free space.
+    if (!marked_etag.status().IsStorageFull()) return marked_etag.status();
+    marked_etag = record->etag;
   }
   // Withdraws our mark (only ours: the record may have changed since, e.g. properties).
   auto unmark = [&](Status why) -> Status {
@@ -445,9 +452,12 @@ Status Catalog::DropNamespaceContents(const ObjectId& id, const Actor& actor) {
       return record.status();
     }
     record->body["dropping_since"] = clock()->NowNanos();
-    QV_ASSIGN_OR_RETURN(std::string etag,
-                        registry_->Replace(RecordKind::kNamespace, ns, record->body, record->etag));
-    marked.emplace_back(ns, std::move(etag));
+    auto etag = registry_->Replace(RecordKind::kNamespace, ns, record->body, record->etag);
+    if (!etag.ok()) {
+      if (!etag.status().IsStorageFull()) return etag.status();
+      etag = record->etag;  // the storage is full: unmarked (see DropNamespace)
+    }
+    marked.emplace_back(ns, std::move(*etag));
   }
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
                       registry_->ListDescendants(RecordKind::kTable, id));
@@ -781,19 +791,31 @@ Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
                                        std::string_view action, const Actor& actor) {
   QV_ASSIGN_OR_RETURN(Record record, GetActiveTableRecord(id));
   QV_ASSIGN_OR_RETURN(TableInfo info, TableFromRecord(id, record.body));
-  QV_ASSIGN_OR_RETURN(std::string intent, WriteIntent({{"op", "drop"},
-                                                       {"id", IdJson(id)},
-                                                       {"root", info.root},
-                                                       {"location", info.location},
-                                                       {"delete_bytes", delete_bytes}}));
+  auto intent = WriteIntent({{"op", "drop"},
+                             {"id", IdJson(id)},
+                             {"root", info.root},
+                             {"location", info.location},
+                             {"delete_bytes", delete_bytes}});
+  if (!intent.ok()) {
+    if (intent.status().IsStorageFull()) {
+      return RemoveTableOnFullStorage(id, record, info, delete_bytes, action, actor);
+    }
+    return intent.status();
+  }
   // Retire first: of two drops (or a drop and a rename) of one table only one can do this, and
   // nobody else touches a retired record.
   json retired = record.body;
   retired["state"] = "dropping";
-  QV_ASSIGN_OR_RETURN(std::string retired_etag, RetireTable(id, record, retired, intent));
+  auto retired_etag = RetireTable(id, record, retired, *intent);
+  if (!retired_etag.ok()) {
+    if (retired_etag.status().IsStorageFull()) {
+      return RemoveTableOnFullStorage(id, record, info, delete_bytes, action, actor);
+    }
+    return retired_etag.status();
+  }
   // The table is gone for every reader now; what follows is cleanup that Recover() finishes if
   // it is interrupted.
-  bool finished = registry_->Delete(RecordKind::kTable, id, retired_etag).ok();
+  bool finished = registry_->Delete(RecordKind::kTable, id, *retired_etag).ok();
   if (finished && delete_bytes) {
     Status bytes = DeleteLocation(info.root, info.location);
     if (!bytes.ok()) {
@@ -803,7 +825,38 @@ Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
           {{"table", DisplayId(id)}, {"location", info.location}, {"error", bytes.ToString()}});
     }
   }
-  if (finished) ClearIntent(intent);
+  if (finished) ClearIntent(*intent);
+  Log(action, "table", id, actor, {{"location", info.location}});
+  return info;
+}
+
+Result<TableInfo> Catalog::RemoveTableOnFullStorage(const ObjectId& id, const Record& record,
+                                                    const TableInfo& info, bool delete_bytes,
+                                                    std::string_view action, const Actor& actor) {
+  // Nothing can be written (neither the intent nor the retired record), and a drop is how space
+  // is freed: delete the record as read (a concurrent drop or rename changed it: retry), then
+  // the bytes. A rename cannot run meanwhile (its first step is an intent write, which fails
+  // too); a crash between the two deletes leaves bytes that no record names (the orphan report
+  // finds them), never a record without its bytes. The change-log event is kept until the log
+  // can be written (Registry::AppendLogAsync).
+  QV_LOG_WARN("storage is full: dropping a table without an intent record",
+              {{"table", DisplayId(id)}, {"location", info.location}});
+  Status deleted = registry_->Delete(RecordKind::kTable, id, record.etag);
+  if (!deleted.ok()) {
+    if (deleted.IsConflict() || deleted.IsNotFound()) {
+      return Retryable(
+          fmt::format("table '{}' was renamed or dropped concurrently", DisplayId(id)));
+    }
+    return deleted;
+  }
+  if (delete_bytes) {
+    Status bytes = DeleteLocation(info.root, info.location);
+    if (!bytes.ok()) {
+      QV_LOG_WARN(
+          "dropped table's files could not all be deleted; the orphan report lists them",
+          {{"table", DisplayId(id)}, {"location", info.location}, {"error", bytes.ToString()}});
+    }
+  }
   Log(action, "table", id, actor, {{"location", info.location}});
   return info;
 }
@@ -991,19 +1044,88 @@ Status Catalog::Recover(Duration min_age) {
   return Status::OK();
 }
 
-Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
+namespace {
+
+// Whether a record's grants hold an owner (or, on a project, an admin): every object is created
+// with its creator's, and the last one cannot be revoked.
+bool HasOwnerGrant(const json& body) {
+  auto grants = body.find("grants");
+  if (grants == body.end() || !grants->is_array()) return false;
+  return std::any_of(grants->begin(), grants->end(), [](const json& g) {
+    if (!g.is_object()) return false;
+    std::string relation = g.value("relation", "");
+    return relation == "owner" || relation == "admin";
+  });
+}
+
+}  // namespace
+
+Status Catalog::ListIntents(Duration in_flight_age, std::vector<std::string>* young,
+                            std::vector<std::string>* old, std::set<ObjectId>* busy) {
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> intents, registry_->store().ListAll(kIntentsDir));
+  const int64_t now = clock()->NowNanos();
+  for (const ObjectMeta& meta : intents) {
+    if (now - meta.last_modified_nanos >= in_flight_age.count()) {
+      if (old != nullptr) old->push_back(fmt::format("unfinished operation '{}'", meta.key));
+      continue;
+    }
+    auto got = registry_->store().Get(meta.key);
+    if (!got.ok()) {
+      if (got.status().IsNotFound()) continue;  // finished meanwhile
+      return got.status();
+    }
+    json intent = json::parse(got->data, nullptr, false);
+    std::string op = intent.is_object() ? intent.value("op", "") : "";
+    if (intent.is_object()) {
+      for (const char* field : {"id", "source", "dest"}) {
+        auto id = IdFromJson(intent.value(field, json()), meta.key);
+        if (id.ok()) busy->insert(*id);
+      }
+    }
+    if (young != nullptr) {
+      young->push_back(
+          fmt::format("operation '{}' in progress ({})", meta.key, op.empty() ? "unreadable" : op));
+    }
+  }
+  return Status::OK();
+}
+
+Result<Catalog::ConsistencyReport> Catalog::CheckConsistency(Duration in_flight_age) {
   ConsistencyReport report;
+  // What operations in progress name (their intents come first, so one that is seen half done
+  // below was listed here or is listed again at the end).
+  std::set<ObjectId> busy;
+  QV_RETURN_IF_ERROR(ListIntents(in_flight_age, nullptr, nullptr, &busy));
+  const int64_t now = clock()->NowNanos();
+  // A namespace, project or warehouse marked as being dropped: a delete in progress while the
+  // mark is young (an old mark is a crashed delete's leftover, ignored by every reader).
+  auto check_mark = [&](std::string_view what, const std::string& name, const json& body) {
+    auto it = body.find("dropping_since");
+    if (it != body.end() && it->is_number_integer() &&
+        now - it->get<int64_t>() < in_flight_age.count()) {
+      report.in_flight.push_back(fmt::format("{} '{}' is being deleted", what, name));
+    }
+  };
+  // A record whose parent is missing: a create that raced its parent's drop writes its record,
+  // sees the drop on its re-check and withdraws it, so a young record is that create in
+  // progress; an old one is an orphan.
+  auto orphan = [&](RecordKind kind, const ObjectId& id, std::string what) {
+    auto meta = registry_->store().Head(Registry::RecordKey(kind, id));
+    bool young = meta.ok() && now - meta->last_modified_nanos < in_flight_age.count();
+    if (young) what += " (being created or withdrawn)";
+    (young ? report.in_flight : report.problems).push_back(std::move(what));
+  };
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> namespaces,
                       registry_->ListDescendants(RecordKind::kNamespace, {}));
   std::set<ObjectId> ns_set(namespaces.begin(), namespaces.end());
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> warehouses,
                       registry_->ListDescendants(RecordKind::kWarehouse, {}));
   std::set<ObjectId> wh_set(warehouses.begin(), warehouses.end());
-  // Every object's record carries at least one grant (its creator's): an object never exists
-  // without an owner, and since grants live in the record, no grant outlives its object.
+  // Every object's record carries an owner grant (its creator's, and the last one cannot be
+  // revoked): an object never exists without an owner, and since grants live in the record, no
+  // grant outlives its object.
   auto check_grants = [&](std::string_view what, const std::string& name, const json& body) {
-    auto grants = body.find("grants");
-    if (grants == body.end() || !grants->is_array() || grants->empty()) {
+    if (!HasOwnerGrant(body)) {
       report.problems.push_back(fmt::format("{} '{}' has no owner grant", what, name));
     }
   };
@@ -1014,7 +1136,10 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
       report.problems.push_back(fmt::format("warehouse '{}' has no project record", name));
     }
     auto record = registry_->Get(RecordKind::kWarehouse, wh);
-    if (record.ok()) check_grants("warehouse", name, record->body);
+    if (record.ok()) {
+      check_grants("warehouse", name, record->body);
+      check_mark("warehouse", name, record->body);
+    }
   }
   for (const ObjectId& ns : namespaces) {
     auto record = registry_->Get(RecordKind::kNamespace, ns);
@@ -1028,13 +1153,16 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
         report.problems.push_back(fmt::format("'{}' at the top is not a project record", ns[0]));
       }
       check_grants("project", ns[0], record->body);
+      check_mark("project", ns[0], record->body);
       continue;
     }
     ++report.namespaces;
     std::string name = ns.front() + "/" + DisplayId(ns);
     check_grants("namespace", name, record->body);
+    check_mark("namespace", name, record->body);
     if (!ns_set.count(ParentOf(ns))) {
-      report.problems.push_back(fmt::format("namespace '{}' has no parent namespace record", name));
+      orphan(RecordKind::kNamespace, ns,
+             fmt::format("namespace '{}' has no parent namespace record", name));
     }
     if (ns.size() == 2) {
       std::string wh = record->body.value("warehouse", "");
@@ -1047,7 +1175,11 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
                       registry_->ListDescendants(RecordKind::kTable, {}));
   report.tables = tables.size();
-  std::map<std::string, std::string> locations;  // canonical location -> "project/table"
+  // Found while reading the tables; whether they are problems or an operation in progress is
+  // decided once the intents have been listed again.
+  std::vector<std::pair<std::vector<ObjectId>, std::string>> unsettled;
+  std::map<std::string, ObjectId> locations;  // canonical location -> table
+  auto table_name = [](const ObjectId& id) { return id.front() + "/" + DisplayId(id); };
   for (const ObjectId& id : tables) {
     auto record = registry_->Get(RecordKind::kTable, id);
     if (!record.ok()) {
@@ -1056,28 +1188,31 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
     }
     std::string name = id.front() + "/" + DisplayId(id);
     check_grants("table", name, record->body);
-    if (record->body.value("state", "active") != "active") {
-      report.problems.push_back(
-          fmt::format("table '{}' is {}", name, record->body.value("state", "")));
+    const bool active = record->body.value("state", "active") == "active";
+    if (!active) {
+      unsettled.push_back(
+          {{id}, fmt::format("table '{}' is {}", name, record->body.value("state", ""))});
     }
     if (id.size() > 1 && !ns_set.count(ParentOf(id))) {
-      report.problems.push_back(fmt::format("table '{}' has no namespace record", name));
+      orphan(RecordKind::kTable, id, fmt::format("table '{}' has no namespace record", name));
     }
     if (ns_set.count(id)) {
       report.problems.push_back(fmt::format("'{}' is both a table and a namespace", name));
     }
     std::string location = record->body.value("location", "");
     std::string root_uri = record->body.value("root", "");
-    // Locations are compared canonically, whatever spelling their warehouses' roots use.
+    // Locations are compared canonically, whatever spelling their warehouses' roots use. Two
+    // records sharing one are a rename in progress while it is young.
     auto where = CanonicalTableLocation(root_uri, location);
     if (!where.ok()) {
       report.problems.push_back(fmt::format("table '{}': location '{}' cannot be resolved: {}",
                                             name, location, where.status().message()));
     } else {
-      auto [it, fresh] = locations.emplace(*where, name);
+      auto [it, fresh] = locations.emplace(*where, id);
       if (!fresh) {
-        report.problems.push_back(
-            fmt::format("tables '{}' and '{}' share location '{}'", name, it->second, *where));
+        unsettled.push_back({{id, it->second},
+                             fmt::format("tables '{}' and '{}' share location '{}'", name,
+                                         table_name(it->second), *where)});
       }
     }
     // A link on the way (planted after registration, or by an older quiver): read with lstat
@@ -1091,8 +1226,8 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
       }
     }
     // A registered table must have bytes; a declared one may legitimately have none (its
-    // reservation marker is not durable).
-    if (!record->body.value("declared", false)) {
+    // reservation marker is not durable), and a dropping one is losing them.
+    if (active && !record->body.value("declared", false)) {
       ListOptions options;
       options.prefix = location + "/";
       options.limit = 1;
@@ -1106,22 +1241,36 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency() {
   }
   // A table inside another's location (its branches' tree/, its _versions/): a drop of the outer
   // one deletes the inner one's files. Each location's ancestors are looked up (O(depth) each).
-  for (const auto& [where, name] : locations) {
+  for (const auto& [where, inner] : locations) {
     for (size_t slash = where.rfind('/'); slash != std::string::npos && slash > 0;
          slash = where.rfind('/', slash - 1)) {
       auto outer = locations.find(where.substr(0, slash));
       if (outer != locations.end()) {
         report.problems.push_back(fmt::format("table '{}' at '{}' is inside table '{}' at '{}'",
-                                              name, where, outer->second, outer->first));
+                                              table_name(inner), where,
+                                              table_name(outer->second), outer->first));
         break;
       }
     }
   }
-  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> intents, registry_->store().ListAll(kIntentsDir));
-  for (const ObjectMeta& intent : intents) {
-    report.problems.push_back(fmt::format("unfinished operation '{}'", intent.key));
+  std::vector<std::string> old_intents;
+  QV_RETURN_IF_ERROR(ListIntents(in_flight_age, &report.in_flight, &old_intents, &busy));
+  for (auto& [ids, what] : unsettled) {
+    bool in_flight =
+        std::all_of(ids.begin(), ids.end(), [&](const ObjectId& id) { return busy.count(id) > 0; });
+    (in_flight ? report.in_flight : report.problems).push_back(std::move(what));
   }
+  report.problems.insert(report.problems.end(), old_intents.begin(), old_intents.end());
   return report;
+}
+
+Result<Catalog::ConsistencyReport> Catalog::CheckRoot(std::shared_ptr<ObjectStore> root,
+                                                      Duration in_flight_age, const Clock* clock) {
+  CatalogOptions options;
+  options.read_only = true;
+  options.clock = clock;
+  QV_ASSIGN_OR_RETURN(std::unique_ptr<Catalog> catalog, Open(std::move(root), options));
+  return catalog->CheckConsistency(in_flight_age);
 }
 
 Result<std::shared_ptr<ObjectStore>> Catalog::RootStore(const std::string& root) const {
@@ -1131,7 +1280,9 @@ Result<std::shared_ptr<ObjectStore>> Catalog::RootStore(const std::string& root)
   if (it != roots_.end()) return it->second;
   OpenStoreOptions options;
   options.clock = clock();
+  options.create_if_missing = !options_.read_only;
   QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStore(root, options));
+  if (options_.read_only) store = std::make_shared<internal::ReadOnlyStore>(std::move(store));
   roots_.emplace(root, store);
   return store;
 }

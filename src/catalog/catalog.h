@@ -35,6 +35,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,8 +101,16 @@ struct NameList {
 struct CatalogOptions {
   bool managed_versioning = false;  // every table is managed, whatever its properties say
   bool ensure_defaults = true;      // Open creates the default project and warehouse
+  // Reads only (`quiver catalog check`): the root and every warehouse root are opened behind a
+  // store that refuses every write (and warehouse roots without creating them), and
+  // ensure_defaults is ignored. Open fails on a root without a registry format stamp.
+  bool read_only = false;
   const Clock* clock = nullptr;
 };
+
+// How old an interrupted operation's intent must be before recovery touches it (and before the
+// consistency check calls it a problem): younger ones may be a live server's work in progress.
+inline constexpr Duration kRecoveryMinAge = std::chrono::seconds(60);
 
 // Who asked: recorded in the change log, and the subject of the ownership grant a create seeds.
 struct Actor {
@@ -239,17 +248,31 @@ class Catalog {
   // A scan of every record for broken invariants: a table or namespace whose parent namespace
   // is missing, a retired table record, two tables at one location, a name used by a table and
   // a namespace, a registered table whose location holds nothing, an unfinished intent, an
-  // object whose record holds no owner grant, a top-level namespace naming no existing
-  // warehouse, a warehouse without its project, a depth-1 record that is not a project. Reads
-  // everything: for tools and tests, not for request paths.
+  // object whose record holds no owner grant (owner; admin on a project), a top-level namespace
+  // naming no existing warehouse, a warehouse without its project, a depth-1 record that is not a
+  // project. Reads everything: for tools and tests, not for request paths.
+  //
+  // What an operation in progress leaves for a moment (its intent record, the retired or
+  // dropping table record, a rename's two records at one location, a namespace or project
+  // marked as being dropped, a young record whose parent is gone: a create that raced the
+  // parent's drop and is about to withdraw) is reported in `in_flight`, not as a problem, while
+  // it is younger than `in_flight_age`; older, it is a crashed operation's leftover and a
+  // problem.
   struct ConsistencyReport {
     uint64_t projects = 0;
     uint64_t warehouses = 0;
     uint64_t namespaces = 0;
     uint64_t tables = 0;
     std::vector<std::string> problems;
+    std::vector<std::string> in_flight;
   };
-  Result<ConsistencyReport> CheckConsistency();
+  Result<ConsistencyReport> CheckConsistency(Duration in_flight_age = kRecoveryMinAge);
+  // `quiver catalog check`: CheckConsistency of `root` opened read-only (CatalogOptions::
+  // read_only), so the check leaves every object as it was, even on a root whose default project
+  // was deleted.
+  static Result<ConsistencyReport> CheckRoot(std::shared_ptr<ObjectStore> root,
+                                             Duration in_flight_age = kRecoveryMinAge,
+                                             const Clock* clock = nullptr);
 
   // Finishes or rolls back renames and namespace drops that a crash interrupted (intent
   // records older than `min_age`, so that another live server's work is left alone).
@@ -271,6 +294,10 @@ class Catalog {
   Result<Record> GetActiveTableRecord(const ObjectId& id);
   Result<TableInfo> RemoveTable(const ObjectId& id, bool delete_bytes, std::string_view action,
                                 const Actor& actor);
+  // RemoveTable when the storage is full (no intent or retired record can be written).
+  Result<TableInfo> RemoveTableOnFullStorage(const ObjectId& id, const Record& record,
+                                             const TableInfo& info, bool delete_bytes,
+                                             std::string_view action, const Actor& actor);
   Status DeleteLocation(const std::string& root, const std::string& location);
   Status DropNamespaceContents(const ObjectId& id, const Actor& actor);
   void Log(std::string_view action, std::string_view kind, const ObjectId& id, const Actor& actor,
@@ -281,6 +308,11 @@ class Catalog {
   Result<std::string> RetireTable(const ObjectId& id, const Record& record,
                                   const nlohmann::json& retired, const std::string& intent);
   Status RecoverDrop(const nlohmann::json& intent, const std::string& key);
+  // The intent records: those younger than `in_flight_age` described into *young and the ids
+  // they name (a drop's table, a rename's source and destination) added to *busy; the older
+  // ones described into *old (young and old may be null).
+  Status ListIntents(Duration in_flight_age, std::vector<std::string>* young,
+                     std::vector<std::string>* old, std::set<ObjectId>* busy);
   void ClearIntent(const std::string& key);
   bool ManagedFor(const Properties& properties) const;
 

@@ -1,6 +1,7 @@
 #include "catalog/registry.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 #include <fmt/format.h>
@@ -318,26 +319,40 @@ void Registry::LogWriterLoop() {
   std::unique_lock<std::mutex> lock(log_mu_);
   while (true) {
     log_cv_.wait(lock, [&] { return log_stop_ || !log_queue_.empty(); });
-    if (log_queue_.empty()) return;  // stopping, and everything is written
+    if (log_queue_.empty() && log_deferred_.empty()) return;  // stopping, everything written
+    // Stopping with only deferred events: one last try.
+    const bool last_try = log_queue_.empty();
     std::vector<std::shared_ptr<PendingEvent>> batch;
-    while (!log_queue_.empty() && batch.size() < kMaxBatch) {
-      batch.push_back(std::move(log_queue_.front()));
-      log_queue_.pop_front();
+    for (auto* source : {&log_deferred_, &log_queue_}) {
+      while (!source->empty() && batch.size() < kMaxBatch) {
+        batch.push_back(std::move(source->front()));
+        source->pop_front();
+      }
     }
     log_writing_ = true;
     uint64_t first = last_seq_ + 1;
     lock.unlock();
     Result<uint64_t> written = WriteLogBatch(batch, first);
+    const bool defer = !written.ok() && written.status().IsStorageFull() && !last_try;
     if (!written.ok()) {
-      QV_LOG_WARN("change-log append failed; these events are lost",
+      QV_LOG_WARN(defer ? "change-log append failed; the events are kept for the next append"
+                        : "change-log append failed; these events are lost",
                   {{"events", batch.size()}, {"error", written.status().ToString()}});
     }
     lock.lock();
+    std::vector<std::shared_ptr<PendingEvent>> kept;
     for (size_t i = 0; i < batch.size(); ++i) {
+      if (defer && batch[i]->detached) {
+        kept.push_back(std::move(batch[i]));
+        continue;
+      }
       batch[i]->seq =
           written.ok() ? Result<uint64_t>(*written + i) : Result<uint64_t>(written.status());
       batch[i]->done = true;
     }
+    // In front of what was queued meanwhile, in their order.
+    log_deferred_.insert(log_deferred_.begin(), std::make_move_iterator(kept.begin()),
+                         std::make_move_iterator(kept.end()));
     if (written.ok()) last_seq_ = std::max(last_seq_, *written + batch.size() - 1);
     log_writing_ = false;
     log_cv_.notify_all();

@@ -108,7 +108,9 @@ class Registry {
   // writes every queued event in one create-only put (seqs stay contiguous and in append
   // order); another process's batch at the same seq makes it re-read and retry.
   Result<uint64_t> AppendLog(nlohmann::json event);
-  // The same without waiting for the write (a failure is logged). Events keep their order.
+  // The same without waiting for the write (a failure is logged). Events keep their order. An
+  // event whose write finds the storage full is kept and written with the next append (or when
+  // the registry closes), so a mutation that frees space (a drop) is still logged.
   void AppendLogAsync(nlohmann::json event);
   // Waits until every event appended so far is written (or has failed).
   void FlushLog();
@@ -142,9 +144,12 @@ class Registry {
   std::mutex log_mu_;
   std::condition_variable log_cv_;                       // queue changes, batches finish, shutdown
   std::deque<std::shared_ptr<PendingEvent>> log_queue_;  // guarded by log_mu_
-  bool log_writing_ = false;                             // a batch is in flight; log_mu_
-  bool log_stop_ = false;                                // guarded by log_mu_
-  uint64_t last_seq_ = 0;  // newest seq this process has seen; guarded by log_mu_
+  // Unwaited events whose write found the storage full: written, first, with the next batch
+  // (or at shutdown). Guarded by log_mu_.
+  std::deque<std::shared_ptr<PendingEvent>> log_deferred_;
+  bool log_writing_ = false;  // a batch is in flight; log_mu_
+  bool log_stop_ = false;     // guarded by log_mu_
+  uint64_t last_seq_ = 0;     // newest seq this process has seen; guarded by log_mu_
   std::thread log_writer_;
 };
 

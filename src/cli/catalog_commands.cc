@@ -12,33 +12,51 @@
 namespace quiver::cli {
 namespace {
 
-Result<std::unique_ptr<catalog::Catalog>> OpenCatalog(const std::string& uri) {
+Result<std::shared_ptr<ObjectStore>> OpenRoot(const std::string& uri) {
   QV_ASSIGN_OR_RETURN(auto store, OpenExistingStore(uri));
   if (!store->Head("_quiver/format.json").ok()) {
     return Status::InvalidInput(
         fmt::format("'{}' is not a quiver catalog root (no _quiver/format.json)", uri));
   }
-  return catalog::Catalog::Open(store);
+  return store;
 }
 
-int RunCheck(const std::string& uri, bool json) {
-  auto catalog = OpenCatalog(uri);
-  if (!catalog.ok()) return Fail(catalog.status());
-  auto report = (*catalog)->CheckConsistency();
+// The offline tools never create the default project (a server does, at its start): a root
+// whose default project was deleted stays so. `read_only`: for the tools that only look (the
+// log), which must leave the root exactly as they found it: every write is refused below the
+// catalog.
+Result<std::unique_ptr<catalog::Catalog>> OpenCatalog(const std::string& uri, bool read_only) {
+  QV_ASSIGN_OR_RETURN(auto store, OpenRoot(uri));
+  catalog::CatalogOptions options;
+  options.ensure_defaults = false;
+  options.read_only = read_only;
+  return catalog::Catalog::Open(store, options);
+}
+
+int RunCheck(const std::string& uri, bool json, double in_flight_seconds) {
+  // Checked: converting 1e300 seconds (or inf) to nanoseconds is undefined.
+  auto in_flight = DurationFromSeconds(in_flight_seconds);
+  if (!in_flight.ok()) return UsageError(in_flight.status().WithContext("--min-age"));
+  auto store = OpenRoot(uri);
+  if (!store.ok()) return Fail(store.status());
+  auto report = catalog::Catalog::CheckRoot(*store, *in_flight);
   if (!report.ok()) return Fail(report.status());
   if (json) {
     std::cout << nlohmann::json({{"projects", report->projects},
                                  {"warehouses", report->warehouses},
                                  {"namespaces", report->namespaces},
                                  {"tables", report->tables},
-                                 {"problems", report->problems}})
+                                 {"problems", report->problems},
+                                 {"in_flight", report->in_flight}})
                      .dump(2)
               << '\n';
   } else {
-    std::cout << fmt::format("{} projects, {} warehouses, {} namespaces, {} tables, {} problems\n",
-                             report->projects, report->warehouses, report->namespaces,
-                             report->tables, report->problems.size());
+    std::cout << fmt::format(
+        "{} projects, {} warehouses, {} namespaces, {} tables, {} problems, {} in flight\n",
+        report->projects, report->warehouses, report->namespaces, report->tables,
+        report->problems.size(), report->in_flight.size());
     for (const std::string& p : report->problems) std::cout << "  " << p << '\n';
+    for (const std::string& p : report->in_flight) std::cout << "  in flight: " << p << '\n';
   }
   return report->problems.empty() ? 0 : 4;
 }
@@ -47,15 +65,15 @@ int RunRecover(const std::string& uri, double min_age_seconds) {
   // Checked: converting 1e300 seconds (or inf) to nanoseconds is undefined.
   auto min_age = DurationFromSeconds(min_age_seconds);
   if (!min_age.ok()) return UsageError(min_age.status().WithContext("--min-age"));
-  auto catalog = OpenCatalog(uri);
+  auto catalog = OpenCatalog(uri, /*read_only=*/false);
   if (!catalog.ok()) return Fail(catalog.status());
   Status recovered = (*catalog)->Recover(*min_age);
   if (!recovered.ok()) return Fail(recovered);
-  return RunCheck(uri, false);
+  return RunCheck(uri, false, min_age_seconds);
 }
 
 int RunLog(const std::string& uri, uint64_t since, size_t limit) {
-  auto catalog = OpenCatalog(uri);
+  auto catalog = OpenCatalog(uri, /*read_only=*/true);
   if (!catalog.ok()) return Fail(catalog.status());
   auto events = (*catalog)->registry().ReadLog(since, limit);
   if (!events.ok()) return Fail(events.status());
@@ -75,8 +93,15 @@ void AddCatalogCommands(CLI::App& app, int* exit_code) {
   CLI::App* check = cat->add_subcommand(
       "check", "Scan every record for broken invariants (exit 4 when problems are found)");
   check->add_option("root", *uri, "catalog root (path, file:///abs or memory://n)")->required();
-  check->add_flag("--json", *json, "print {namespaces, tables, problems} as JSON");
-  check->callback([uri, json, exit_code] { *exit_code = RunCheck(*uri, *json); });
+  check->add_flag("--json", *json, "print {namespaces, tables, problems, in_flight} as JSON");
+  auto in_flight_age = std::make_shared<double>(60);
+  check->add_option("--min-age", *in_flight_age,
+                    "operations younger than this many seconds are reported as in flight, not "
+                    "as problems (default 60, recovery's own default: a live server may be in "
+                    "the middle of them)");
+  check->callback([uri, json, in_flight_age, exit_code] {
+    *exit_code = RunCheck(*uri, *json, *in_flight_age);
+  });
 
   auto min_age = std::make_shared<double>(60);
   CLI::App* recover =

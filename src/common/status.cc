@@ -81,6 +81,8 @@ std::string_view SubcodeName(Subcode subcode) {
       return "Corruption";
     case Subcode::kInjected:
       return "Injected";
+    case Subcode::kStorageFull:
+      return "StorageFull";
   }
   return "Unknown";
 }
@@ -103,6 +105,10 @@ Status Status::IOError(std::string message, bool retryable) {
 }
 Status Status::Corruption(std::string message) {
   return Status(StatusCode::kInternal, std::move(message), Subcode::kCorruption);
+}
+Status Status::StorageFull(std::string message) {
+  return Status(StatusCode::kServiceUnavailable, std::move(message), Subcode::kStorageFull,
+                /*retryable=*/true);
 }
 Status Status::InvalidInput(std::string message) {
   return Status(StatusCode::kInvalidInput, std::move(message));
@@ -154,8 +160,11 @@ bool operator==(const Status& a, const Status& b) {
 }
 
 Status StatusFromErrno(int err, std::string_view what) {
-  bool retryable = err == EAGAIN || err == EINTR || err == ENOSPC || err == EBUSY ||
-                   err == EMFILE || err == ENFILE || err == ENOMEM || err == EDQUOT;
+  if (err == ENOSPC || err == EDQUOT) {
+    return Status::StorageFull(fmt::format("storage is full: {}: {}", what, std::strerror(err)));
+  }
+  bool retryable = err == EAGAIN || err == EINTR || err == EBUSY || err == EMFILE ||
+                   err == ENFILE || err == ENOMEM;
   return Status::IOError(fmt::format("{}: {}", what, std::strerror(err)), retryable);
 }
 

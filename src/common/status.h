@@ -67,6 +67,7 @@ enum class Subcode : int {
   kIOError,        // the operating system or device failed          (code Internal)
   kCorruption,     // stored bytes are not what they must be         (code Internal)
   kInjected,       // a fault injected by a test decorator           (code of the injected status)
+  kStorageFull,    // the device or quota is full (ENOSPC, EDQUOT)   (code ServiceUnavailable)
 };
 
 // The spec's name for a code ("TableNotFound"); "Unknown" for values outside 0-23.
@@ -92,6 +93,9 @@ class [[nodiscard]] Status {
   static Status Conflict(std::string message);  // retryable: re-read and try again
   static Status IOError(std::string message, bool retryable = false);
   static Status Corruption(std::string message);
+  // Nothing more fits (ENOSPC, EDQUOT): ServiceUnavailable (503 with Retry-After), retryable, so a
+  // client backs off and the operator frees space; what only deletes may still succeed.
+  static Status StorageFull(std::string message);
   // Factories for the codes used everywhere.
   static Status InvalidInput(std::string message);
   static Status Unsupported(std::string message);
@@ -109,6 +113,7 @@ class [[nodiscard]] Status {
   bool IsAlreadyExists() const { return subcode() == Subcode::kAlreadyExists; }
   bool IsConflict() const { return subcode() == Subcode::kConflict; }
   bool IsIOError() const { return subcode() == Subcode::kIOError; }
+  bool IsStorageFull() const { return subcode() == Subcode::kStorageFull; }
   bool IsInvalidInput() const { return !ok() && code() == StatusCode::kInvalidInput; }
 
   // A copy with a different retryable flag / with context prepended to the message
@@ -131,8 +136,8 @@ class [[nodiscard]] Status {
   std::shared_ptr<const State> state_;
 };
 
-// Builds an IOError status from errno: "<what>: <strerror(err)>". ENOSPC/EAGAIN/EINTR-like
-// errors are marked retryable.
+// Builds an IOError status from errno: "<what>: <strerror(err)>". EAGAIN/EINTR-like errors are
+// marked retryable. ENOSPC and EDQUOT are StorageFull ("storage is full: <what>: ...").
 Status StatusFromErrno(int err, std::string_view what);
 
 }  // namespace quiver

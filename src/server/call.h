@@ -30,6 +30,12 @@ struct Principal {
   Kind kind = Kind::kAnonymous;
   std::string credential;    // the key or token as sent
   std::string Name() const;  // "anonymous", "api-key:<8 chars>", "bearer"
+  // What bounds the verified credential (set by Authenticator::Authenticate): when it stops
+  // being valid (unix milliseconds; nullopt = never) and, for an API key, its key id. A key
+  // minted with this credential expires no later and, minted with a key, dies with that key
+  // (docs/authorization.md).
+  std::optional<int64_t> expires_at_ms;
+  std::string key_id;
 };
 
 struct Call {

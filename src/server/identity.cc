@@ -1,5 +1,8 @@
 #include "server/identity.h"
 
+#include <algorithm>
+#include <limits>
+
 #include <fmt/format.h>
 
 namespace quiver::server {
@@ -11,19 +14,23 @@ Status Unauthenticated() {
 }
 }  // namespace
 
-Result<std::string> Authenticator::Authenticate(const Principal& principal,
-                                                std::string* reason) const {
+Result<std::string> Authenticator::Authenticate(Principal& principal, std::string* reason) const {
+  principal.expires_at_ms.reset();
+  principal.key_id.clear();
   if (!enabled_) return std::string(kAnonymousPrincipal);
   switch (principal.kind) {
     case Principal::Kind::kAnonymous:
       if (reason != nullptr) *reason = "no credentials";
       return Unauthenticated();
     case Principal::Kind::kApiKey: {
-      auto subject = keys_.Verify(principal.credential, reason);
-      if (!subject.ok() && subject.status().code() == StatusCode::kUnauthenticated) {
-        return Unauthenticated();
+      auto verified = keys_.VerifyKey(principal.credential, reason);
+      if (!verified.ok()) {
+        if (verified.status().code() == StatusCode::kUnauthenticated) return Unauthenticated();
+        return verified.status();
       }
-      return subject;
+      principal.expires_at_ms = verified->expires_at_ms;
+      principal.key_id = verified->key_id;
+      return std::move(verified->principal);
     }
     case Principal::Kind::kBearer: {
       if (!jwt_) {
@@ -37,6 +44,9 @@ Result<std::string> Authenticator::Authenticate(const Principal& principal,
         if (reason != nullptr) *reason = "token subject is not a usable principal name";
         return Unauthenticated();
       }
+      // Saturated: an `exp` beyond what milliseconds hold is still a bound.
+      constexpr int64_t kMaxSeconds = std::numeric_limits<int64_t>::max() / 1000;
+      principal.expires_at_ms = std::min(claims->expires_at, kMaxSeconds) * 1000;
       return subject;
     }
   }

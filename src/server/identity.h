@@ -30,8 +30,9 @@ class Authenticator {
       : enabled_(enabled), keys_(keys), jwt_(std::move(jwt)) {}
 
   bool enabled() const { return enabled_; }
-  // `*reason` (may be null) gets why a credential was refused, for the log.
-  Result<std::string> Authenticate(const Principal& principal, std::string* reason) const;
+  // `*reason` (may be null) gets why a credential was refused, for the log. Sets the
+  // principal's expires_at_ms and key_id from the verified credential.
+  Result<std::string> Authenticate(Principal& principal, std::string* reason) const;
 
  private:
   bool enabled_;

@@ -101,5 +101,59 @@ TEST_F(ApiKeysTest, PrincipalsAreUsersAndNeverTheReservedOnes) {
   EXPECT_TRUE(store_->ListAll("_quiver/access/")->empty());
 }
 
+// A key minted with a key expires no later than it and dies with it: revoking any key of the
+// chain (or losing its record) makes every key minted from it refuse, at verification.
+TEST_F(ApiKeysTest, AKeyMintedWithAKeyIsBoundToItsChain) {
+  const int64_t hour_ms = 3'600'000;
+  auto root = keys_.Create("user:alice", clock_.NowNanos() / 1'000'000 + hour_ms, "", "user:root");
+  ASSERT_TRUE(root.ok()) << root.status().ToString();
+  auto child = keys_.Create("user:alice", std::nullopt, "", "user:alice", root->info.key_id);
+  ASSERT_TRUE(child.ok()) << child.status().ToString();
+  EXPECT_EQ(child->info.expires_at_ms, root->info.expires_at_ms);  // the parent's expiry
+  EXPECT_EQ(child->info.minted_with, std::vector<std::string>{root->info.key_id});
+  auto grandchild = keys_.Create("user:alice", std::nullopt, "", "user:alice", child->info.key_id);
+  ASSERT_TRUE(grandchild.ok()) << grandchild.status().ToString();
+  EXPECT_EQ(grandchild->info.minted_with,
+            (std::vector<std::string>{child->info.key_id, root->info.key_id}));
+  // Not later than the parent.
+  auto later = keys_.Create("user:alice", *root->info.expires_at_ms + 1, "", "user:alice",
+                            root->info.key_id);
+  EXPECT_EQ(later.status().code(), StatusCode::kInvalidInput) << later.status().ToString();
+  EXPECT_EQ(*keys_.Verify(grandchild->key), "user:alice");
+  auto verified = keys_.VerifyKey(grandchild->key);
+  ASSERT_TRUE(verified.ok());
+  EXPECT_EQ(verified->key_id, grandchild->info.key_id);
+  EXPECT_EQ(verified->expires_at_ms, root->info.expires_at_ms);
+
+  // Revoking the root kills the whole chain, at once on this server.
+  ASSERT_TRUE(keys_.Revoke(root->info.key_id, "user:alice").ok());
+  for (const CreatedApiKey* k : {&*child, &*grandchild}) {
+    std::string reason;
+    ExpectRefused(keys_.Verify(k->key, &reason), reason, "which is revoked");
+  }
+  // A chain is only as long as kMaxKeyChain.
+  auto start = keys_.Create("user:bob", std::nullopt, "", "user:root");
+  ASSERT_TRUE(start.ok());
+  std::string parent = start->info.key_id;
+  for (size_t depth = 1; depth <= kMaxKeyChain; ++depth) {
+    auto next = keys_.Create("user:bob", std::nullopt, "", "user:bob", parent);
+    ASSERT_TRUE(next.ok()) << depth << ": " << next.status().ToString();
+    parent = next->info.key_id;
+  }
+  EXPECT_EQ(keys_.Create("user:bob", std::nullopt, "", "user:bob", parent).status().code(),
+            StatusCode::kInvalidInput);
+}
+
+TEST_F(ApiKeysTest, AKeyWhoseParentRecordIsGoneIsRefused) {
+  auto parent = keys_.Create("user:alice", std::nullopt, "", "user:root");
+  ASSERT_TRUE(parent.ok());
+  auto child = keys_.Create("user:alice", std::nullopt, "", "user:alice", parent->info.key_id);
+  ASSERT_TRUE(child.ok());
+  ASSERT_TRUE(store_->Delete("_quiver/access/keys/" + parent->info.key_id + ".json").ok());
+  clock_.Advance(std::chrono::seconds(6));  // past the cache
+  std::string reason;
+  ExpectRefused(keys_.Verify(child->key, &reason), reason, "which is gone");
+}
+
 }  // namespace
 }  // namespace quiver::catalog

@@ -127,6 +127,7 @@ TEST(StatusCodeTest, SubcodeNames) {
   EXPECT_EQ(SubcodeName(Subcode::kIOError), "IOError");
   EXPECT_EQ(SubcodeName(Subcode::kCorruption), "Corruption");
   EXPECT_EQ(SubcodeName(Subcode::kInjected), "Injected");
+  EXPECT_EQ(SubcodeName(Subcode::kStorageFull), "StorageFull");
 }
 
 TEST(StatusTest, DefaultIsOk) {
@@ -302,15 +303,26 @@ TEST(StatusTest, CopiesShareValue) {
 }
 
 TEST(StatusTest, FromErrnoRetryable) {
-  Status s = StatusFromErrno(ENOSPC, "writing segment");
+  Status s = StatusFromErrno(EAGAIN, "writing segment");
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.code(), StatusCode::kInternal);
   EXPECT_EQ(s.subcode(), Subcode::kIOError);
   EXPECT_TRUE(s.retryable());
-  EXPECT_EQ(s.message(), std::string("writing segment: ") + std::strerror(ENOSPC));
+  EXPECT_EQ(s.message(), std::string("writing segment: ") + std::strerror(EAGAIN));
 
-  EXPECT_TRUE(StatusFromErrno(EAGAIN, "x").retryable());
   EXPECT_TRUE(StatusFromErrno(EINTR, "x").retryable());
+}
+
+// A full disk or quota is not a server failure: 503 (ServiceUnavailable, with Retry-After at the
+// server) saying so, retryable.
+TEST(StatusTest, FromErrnoStorageFull) {
+  for (int err : {ENOSPC, EDQUOT}) {
+    Status s = StatusFromErrno(err, "writing segment");
+    EXPECT_EQ(s.code(), StatusCode::kServiceUnavailable);
+    EXPECT_TRUE(s.IsStorageFull());
+    EXPECT_TRUE(s.retryable());
+    EXPECT_EQ(s.message(), std::string("storage is full: writing segment: ") + std::strerror(err));
+  }
 }
 
 TEST(StatusTest, FromErrnoNotRetryable) {

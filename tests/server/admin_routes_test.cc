@@ -34,8 +34,10 @@ TEST_F(AdminRoutesTest, OnlyServerAdminsGiveAWarehouseItsOwnRoot) {
   EXPECT_EQ(described.Json().value("root", ""), "memory://admin-routes-w4");
 }
 
-// A grant someone else writes for a principal never moves its requests into that project: with
-// several projects and no x-quiver-project header the request is refused (400), not redirected.
+// A grant someone else writes for a principal never moves its requests into that project, and a
+// project admin cannot write one for another project's principal at all (access_hardening_test
+// has the rest): with several projects, granted by a server admin, and no x-quiver-project header
+// the request is refused (400), not redirected.
 TEST_F(AdminRoutesTest, AnotherProjectsGrantDoesNotRedirectAPrincipal) {
   StartAuthServer({"user:alice", "user:mallory"});
   Root({"POST", "/v1/projects", R"({"name":"q"})"});
@@ -43,15 +45,17 @@ TEST_F(AdminRoutesTest, AnotherProjectsGrantDoesNotRedirectAPrincipal) {
   std::map<std::string, std::string> in_q = {{"x-quiver-project", "q"}};
   Root({"POST", "/v1/warehouses", R"({"name":"w"})"}, 200, in_q);
   EXPECT_EQ(As("user:alice", {"POST", "/v1/namespace/mine/create"}).status, 200);
-  // mallory (admin of default) grants alice something in default.
-  EXPECT_EQ(As("user:mallory",
-               {"POST", "/v1/access/tuples", R"({"writes":["user:alice#writer@project:default"]})"})
-                .status,
-            200);
-  Reply ambiguous = As("user:alice", {"POST", "/v1/namespace/more/create"});
+  // mallory (admin of default) cannot grant alice something in default ...
+  ExpectError(As("user:mallory", {"POST", "/v1/access/tuples",
+                                  R"({"writes":["user:alice#writer@project:default"]})"}),
+              403, 15);
+  EXPECT_EQ(As("user:alice", {"POST", "/v1/namespace/more/create"}).status, 200);
+  // ... a server admin can; alice must then choose.
+  Grant({"user:alice#writer@project:default"});
+  Reply ambiguous = As("user:alice", {"POST", "/v1/namespace/again/create"});
   ExpectError(ambiguous, 400, 13);
   EXPECT_NE(ambiguous.body.find("x-quiver-project"), std::string::npos) << ambiguous.body;
-  EXPECT_EQ(As("user:alice", {"POST", "/v1/namespace/more/create"}, in_q).status, 200);
+  EXPECT_EQ(As("user:alice", {"POST", "/v1/namespace/again/create"}, in_q).status, 200);
   // Nothing of alice's landed in default.
   Reply listed = Root({"GET", "/v1/namespace/%24/list", ""});
   EXPECT_EQ(listed.Json()["namespaces"], nlohmann::json::array()) << listed.body;

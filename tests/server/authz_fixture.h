@@ -125,7 +125,7 @@ inline const std::vector<OpRequest>& OperationRequests() {
       {"ListApiKeys", {"GET", "/v1/access/api-keys", ""}},
       {"RevokeApiKey", {"POST", "/v1/access/api-keys/{own_key}/revoke"}},
       {"WriteTuples",
-       {"POST", "/v1/access/tuples", R"({"writes":["user:x#reader@table:default/ns/t"]})"}},
+       {"POST", "/v1/access/tuples", R"({"writes":["user:reader#writer@table:default/ns/t"]})"}},
       {"ReadTuples", {"GET", "/v1/access/tuples?object=table:default/ns/t", ""}},
       {"DeleteTuples",
        {"POST", "/v1/access/tuples/delete",

@@ -152,6 +152,8 @@ const Row kMatrix[] = {
   {"RevokeApiKey",               kKey,   H,     H,     H,    H,    H, "user:victim's key",
        Request{"POST", "/v1/access/api-keys/{victim_key}/revoke"}},
   {"WriteTuples",                kTbl,   D,     D,     A,    A,    H},
+  {"WriteTuples",                kTbl,   D,     D,     D,    D,    H, "to a principal of no project",
+       Request{"POST", "/v1/access/tuples", R"({"writes":["user:x#reader@table:default/ns/t"]})"}},
   {"ReadTuples",                 kTbl,   D,     D,     A,    A,    H},
   {"DeleteTuples",               kTbl,   D,     D,     A,    A,    H},
   {"CheckAccess",                kTbl,   A,     A,     A,    A,    A, "about the caller"},

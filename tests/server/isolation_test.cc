@@ -262,7 +262,8 @@ class World : public ServerFixture {
     Must(alpha_key_, "", "POST", "/v1/table/a_ns1$a_t1/tags/create",
          {{"tag", "a_tag"}, {"version", 1}});
     Must(alpha_key_, "", "POST", "/v1/table/a_ns1$a_t1/branches/create", {{"name", "a_br"}});
-    Must(alpha_key_, "", "POST", "/v1/access/tuples",
+    // A principal joins a project with a server admin's grant.
+    Must(root_key_, "", "POST", "/v1/access/tuples",
          {{"writes",
            {std::string(kAlphaReader) + "#reader@table:alpha/a_ns1/a_t1",
             std::string(kAlphaReader) + "#writer@namespace:alpha/a_ns2"}}});
@@ -305,7 +306,7 @@ class World : public ServerFixture {
     }
     Must(bk, "", "POST", "/v1/table/" + t0 + "/branches/create", {{"name", beta_.branches[0]}});
     Must(
-        bk, "", "POST", "/v1/access/tuples",
+        root_key_, "", "POST", "/v1/access/tuples",
         {{"writes", {beta_.reader + "#reader@table:" + p + "/" + JoinSpec(beta_.tables[0], "/")}}});
 
     // Page tokens from its listings (as the server admin).
@@ -456,8 +457,9 @@ std::string MaskText(std::string s) {
 
 void MaskJson(json& j) {
   static const std::set<std::string> kVolatile = {
-      "created_at", "at",     "timestamp_millis", "createAt", "e_tag",         "etag",
-      "key",        "key_id", "revoked_at",       "instance", "expires_at_ms", "request_id"};
+      "created_at",    "at",         "timestamp_millis", "createAt",   "e_tag",
+      "etag",          "key",        "key_id",           "revoked_at", "instance",
+      "expires_at_ms", "request_id", "minted_with"};
   if (j.is_object()) {
     j.erase("instance");
     for (auto& [k, v] : j.items()) {

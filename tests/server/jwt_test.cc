@@ -23,8 +23,13 @@
 
 #include <gtest/gtest.h>
 
+#include "catalog/access_control.h"
+#include "catalog/catalog.h"
 #include "server/http_server.h"
+#include "server/identity.h"
 #include "server/internal/jwks_fetch.h"
+#include "server/service.h"
+#include "store/memory_store.h"
 
 namespace quiver::server {
 namespace {
@@ -834,6 +839,45 @@ TEST_F(JwtUrlServerTest, FetchFailuresAreReported) {
   auto fetched = internal::FetchLoopbackUrl(url_, 5000);
   ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
   EXPECT_EQ(json::parse(*fetched)["keys"][0]["kid"], "weak");
+}
+
+// A key created with a bearer token expires no later than the token: a token that lives minutes
+// must not turn into a key that never expires.
+TEST_F(JwtTest, AKeyMintedWithATokenExpiresNoLaterThanIt) {
+  auto verifier = MakeStandard();
+  ASSERT_NE(verifier, nullptr);
+  auto catalog = catalog::Catalog::Open(MemoryObjectStore::Create(), {});
+  ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+  catalog::AccessOptions options;
+  options.clock = &clock_;
+  auto access = catalog::AccessControl::Open(**catalog, options);
+  ASSERT_TRUE(access.ok()) << access.status().ToString();
+  Authenticator auth(true, (*access)->api_keys(),
+                     std::shared_ptr<const JwtVerifier>(std::move(verifier)));
+  NamespaceService service(**catalog, **access, auth, nullptr, &clock_);
+  const int64_t exp_ms = (Now() + 300) * 1000;  // Claims: exp = now + 300
+  const std::string token = Mint(K().rsa, "rsa-1", Claims(Now()));
+  auto mint = [&](const json& body) {
+    HttpRequest request;
+    request.method = "POST";
+    request.target = request.path = "/v1/access/api-keys";
+    request.body = body.dump();
+    request.headers["authorization"] = "Bearer " + token;
+    request.headers["content-type"] = "application/json";
+    request.remote = "127.0.0.1:1";
+    return service.Handle(request);
+  };
+  HttpResponse minted = mint(json::object());
+  ASSERT_EQ(minted.status, 200) << minted.body;
+  json key = json::parse(minted.body);
+  EXPECT_EQ(key.value("expires_at_ms", int64_t{0}), exp_ms) << minted.body;
+  EXPECT_EQ(mint({{"expires_at_ms", exp_ms + 1}}).status, 400);
+  HttpResponse sooner = mint({{"expires_at_ms", exp_ms - 60'000}});
+  EXPECT_EQ(sooner.status, 200) << sooner.body;
+  // The key stops working with the token.
+  EXPECT_TRUE((*access)->api_keys().Verify(key["key"].get<std::string>()).ok());
+  clock_.Advance(std::chrono::seconds(301));
+  EXPECT_FALSE((*access)->api_keys().Verify(key["key"].get<std::string>()).ok());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // Identity and authorization administration: API keys, relation tuples, permission checks, the
 // change log as events, and the consistency scan (docs/authorization.md).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "catalog/api_keys.h"
@@ -39,6 +41,7 @@ json KeyJson(const catalog::ApiKeyInfo& k) {
                {"created_by", k.created_by}};
   if (k.expires_at_ms) body["expires_at_ms"] = *k.expires_at_ms;
   if (k.revoked_at) body["revoked_at"] = *k.revoked_at;
+  if (!k.minted_with.empty()) body["minted_with"] = k.minted_with;
   return body;
 }
 
@@ -95,6 +98,36 @@ Status CheckGrantable(catalog::AccessControl& access, const Call& call, const Ob
   return grants.status();
 }
 
+// A grant to a principal who is not a member of the grant's project (holds no grant in it) is a
+// server admin's: otherwise one project's admin could make another project's principal "belong
+// to several projects", and since such a principal must then name its project in every request
+// (the x-quiver-project header), all its plain requests, every LanceDB client's, would fail
+// because of a grant it never asked for. The rule depends only on the grant's own project, so
+// the answer says nothing about the principal's standing elsewhere (docs/authorization.md,
+// "Grants across projects").
+Status CheckMember(catalog::AccessControl& access, const Call& call, const Tuple& t) {
+  if (t.object.type == ObjectType::kServer || t.subject == catalog::authz::kAnySubject ||
+      access.IsServerAdmin(call.subject) || access.IsServerAdmin(t.subject)) {
+    return Status::OK();
+  }
+  const std::string& project = t.object.path.front();
+  auto member = [&]() -> Result<bool> {
+    QV_ASSIGN_OR_RETURN(std::vector<std::string> projects, access.ProjectsOf(t.subject));
+    return std::find(projects.begin(), projects.end(), project) != projects.end();
+  };
+  QV_ASSIGN_OR_RETURN(bool is_member, member());
+  if (!is_member) {
+    // About to refuse: a membership granted a moment ago on another server counts.
+    QV_RETURN_IF_ERROR(access.Refresh());
+    QV_ASSIGN_OR_RETURN(is_member, member());
+  }
+  if (is_member) return Status::OK();
+  return Status(StatusCode::kPermissionDenied,
+                fmt::format("{} is not a member of project '{}'; a server admin adds a principal "
+                            "to a project (with its first grant there)",
+                            t.subject, project));
+}
+
 json GrantJson(const Tuple& t) {
   return {{"subject", t.subject}, {"relation", catalog::authz::RelationName(t.relation)}};
 }
@@ -137,9 +170,23 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
     if (owner == kAnonymousPrincipal) {
       return Status::InvalidInput("name the 'principal' the key is for");
     }
-    QV_ASSIGN_OR_RETURN(
-        catalog::CreatedApiKey created,
-        access.api_keys().Create(owner, expires_at_ms, description.value_or(""), call.subject));
+    // A key minted with a credential expires no later than that credential and, minted with a
+    // key, dies with that key (the key store records the chain and checks it at every
+    // verification): a short-lived token cannot turn itself into a key that never expires.
+    // Only server admins (and `quiver access create-key` on the root) mint unbounded keys.
+    std::string minted_with;
+    if (!access.IsServerAdmin(call.subject)) {
+      const std::optional<int64_t>& bound = call.principal.expires_at_ms;
+      if (bound && !expires_at_ms) expires_at_ms = bound;
+      if (bound && *expires_at_ms > *bound) {
+        return Status::InvalidInput(fmt::format(
+            "a key expires no later than the credential it is created with (at {} ms)", *bound));
+      }
+      minted_with = call.principal.key_id;
+    }
+    QV_ASSIGN_OR_RETURN(catalog::CreatedApiKey created,
+                        access.api_keys().Create(owner, expires_at_ms, description.value_or(""),
+                                                 call.subject, minted_with));
     LogKeyEvent(catalog, "create_api_key", created.info, call);
     json body = KeyJson(created.info);
     body["key"] = created.key;
@@ -184,6 +231,7 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
         return Status(StatusCode::kPermissionDenied,
                       "only a server admin grants to user:* (every principal)");
       }
+      if (add) QV_RETURN_IF_ERROR(CheckMember(access, call, t));
     }
     json changed = json::array();
     for (const Tuple& t : tuples) {
@@ -200,24 +248,20 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
                     }
                     if (it == grants.end()) return Status::OK();
                     grants.erase(it);
-                    // A project always keeps an admin: its record is its existence, and someone
-                    // must be able to govern it.
-                    bool has_admin = std::any_of(grants.begin(), grants.end(), [](const json& g) {
-                      return g.value("relation", "") == "admin";
+                    // An object always keeps an owner (a project an admin): created with its
+                    // creator's, it keeps one, so that someone can govern it (a project's record
+                    // is its existence). CheckConsistency reports a record without one.
+                    if (t.object.type == ObjectType::kServer) return Status::OK();
+                    const std::string_view owner =
+                        t.object.type == ObjectType::kProject ? "admin" : "owner";
+                    bool has_owner = std::any_of(grants.begin(), grants.end(), [&](const json& g) {
+                      return g.is_object() && g.value("relation", "") == owner;
                     });
-                    if (t.object.type == ObjectType::kProject && !has_admin) {
+                    if (catalog::authz::RelationName(t.relation) == owner && !has_owner) {
                       return Status(
                           StatusCode::kNamespaceNotEmpty,
-                          fmt::format("{} is the last admin of {}; grant another admin first",
-                                      t.subject, catalog::authz::FormatObjectRef(t.object)));
-                    }
-                    // Nor is any other object left without a grant: created with its owner's, it
-                    // keeps one (CheckConsistency reports an object whose record holds none).
-                    if (t.object.type != ObjectType::kServer && grants.empty()) {
-                      return Status(
-                          StatusCode::kNamespaceNotEmpty,
-                          fmt::format("{} holds the last grant on {}; grant another owner first",
-                                      t.subject, catalog::authz::FormatObjectRef(t.object)));
+                          fmt::format("{} is the last {} of {}; grant another {} first", t.subject,
+                                      owner, catalog::authz::FormatObjectRef(t.object), owner));
                     }
                     return Status::OK();
                   },
@@ -333,7 +377,8 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
                       {"warehouses", report.warehouses},
                       {"namespaces", report.namespaces},
                       {"tables", report.tables},
-                      {"problems", report.problems}});
+                      {"problems", report.problems},
+                      {"in_flight", report.in_flight}});
   };
 }
 

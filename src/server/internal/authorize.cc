@@ -149,15 +149,32 @@ Status Require(catalog::AccessControl& access, std::string_view subject, Permiss
 
 namespace {
 
-// The warehouse the call's object lives in must be active.
-Status CheckWarehouseActive(catalog::AccessControl& access, const catalog::ObjectId& scoped) {
-  if (scoped.size() < 2) return Status::OK();
-  std::string warehouse = access.WarehouseOf(scoped[0], scoped[1]);
-  if (warehouse.empty() || access.WarehouseActive(scoped[0], warehouse)) return Status::OK();
+Status Deactivated(const std::string& warehouse) {
   return Status(StatusCode::kPermissionDenied,
                 fmt::format("warehouse '{}' is deactivated; a project admin can activate it "
                             "(POST /v1/warehouses/{}/activate)",
                             warehouse, warehouse));
+}
+
+// The warehouse the call's object lives in must be active. A namespace and everything below it
+// live in its top-level namespace's warehouse; a table in the project's root namespace lives in
+// the warehouse its record names (the project's default one when it was created), which only the
+// record knows. A table that does not exist is left to the handler (its 404).
+Status CheckWarehouseActive(catalog::Catalog& catalog, catalog::AccessControl& access,
+                            const catalog::ObjectId& scoped, Target target) {
+  if (scoped.size() < 2) return Status::OK();
+  std::string warehouse;
+  if (target == Target::kTable && scoped.size() == 2) {
+    auto table = catalog.GetTable(scoped);
+    if (!table.ok()) {
+      return table.status().code() == StatusCode::kTableNotFound ? Status::OK() : table.status();
+    }
+    warehouse = table->warehouse;
+  } else {
+    warehouse = access.WarehouseOf(scoped[0], scoped[1]);
+  }
+  if (warehouse.empty() || access.WarehouseActive(scoped[0], warehouse)) return Status::OK();
+  return Deactivated(warehouse);
 }
 
 // The shape of a create door's body, checked before anything about the parent is revealed.
@@ -304,7 +321,12 @@ Status AuthorizeSpecCall(catalog::Catalog& catalog, catalog::AccessControl& acce
                     fmt::format("warehouse '{}' is deactivated", parent.path[1]));
     }
     QV_RETURN_IF_ERROR(CheckExistingTarget(catalog, access, call));
-    return CheckWarehouseActive(access, call.id);
+    // The new object's namespace; an existing table that a create door replaces or answers.
+    QV_RETURN_IF_ERROR(
+        CheckWarehouseActive(catalog, access, catalog::ParentOf(call.id), Target::kNamespace));
+    return CheckWarehouseActive(
+        catalog, access, call.id,
+        call.op->name == "CreateNamespace" ? Target::kNamespace : Target::kTable);
   }
   ObjectRef obj = RefOf(
       policy.target, policy.target == Target::kProject ? catalog::ObjectId{call.project} : call.id);
@@ -320,8 +342,10 @@ Status AuthorizeSpecCall(catalog::Catalog& catalog, catalog::AccessControl& acce
     ObjectRef dest_ref = RefOf(Target::kNamespace, dest);
     QV_RETURN_IF_ERROR(
         Require(access, subject, Permission::kCreateTable, dest_ref, HiddenNamespace(dest)));
+    // Neither out of a deactivated warehouse (below) nor into one.
+    QV_RETURN_IF_ERROR(CheckWarehouseActive(catalog, access, dest, Target::kNamespace));
   }
-  return CheckWarehouseActive(access, call.id);
+  return CheckWarehouseActive(catalog, access, call.id, policy.target);
 }
 
 }  // namespace quiver::server::internal
