@@ -29,7 +29,21 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"max_header_bytes", "--max-header-bytes", "QUIVER_MAX_HEADER_BYTES", "16384",
        "largest request header accepted; larger ones get 413"},
       {"max_body_bytes", "--max-body-bytes", "QUIVER_MAX_BODY_BYTES", "268435456",
-       "largest request body accepted; larger ones get 413"},
+       "largest request body accepted (Arrow-bodied operations); larger ones get 413"},
+      {"max_json_body_bytes", "--max-json-body-bytes", "QUIVER_MAX_JSON_BODY_BYTES", "8388608",
+       "largest JSON request body accepted (every operation but CreateTable, InsertIntoTable "
+       "and MergeInsertIntoTable); larger ones get 413"},
+      {"max_unauthenticated_body_bytes", "--max-unauthenticated-body-bytes",
+       "QUIVER_MAX_UNAUTHENTICATED_BODY_BYTES", "65536",
+       "with auth on, the largest body read from a request that has no x-api-key or "
+       "Authorization header (its body `identity` is read from it); larger ones get 401"},
+      {"max_inflight_body_bytes", "--max-inflight-body-bytes", "QUIVER_MAX_INFLIGHT_BODY_BYTES",
+       "1073741824",
+       "request body bytes being received and handled at once, server-wide (a chunked body "
+       "counts its limit); a request over the budget gets 503 with Retry-After, unread"},
+      {"max_connections", "--max-connections", "QUIVER_MAX_CONNECTIONS", "0",
+       "open connections served at once (more wait to be accepted); 0 = the descriptor limit "
+       "(RLIMIT_NOFILE) less a quarter (at least 64) kept for storage files"},
       {"read_timeout_ms", "--read-timeout-ms", "QUIVER_READ_TIMEOUT_MS", "30000",
        "time allowed to receive a request (and to idle on a keep-alive connection)"},
       {"write_timeout_ms", "--write-timeout-ms", "QUIVER_WRITE_TIMEOUT_MS", "30000",
@@ -96,6 +110,9 @@ const std::map<std::string_view, std::string Config::*> kTextSettings = {
 const std::map<std::string_view, uint64_t Config::*> kPositiveSettings = {
     {"max_header_bytes", &Config::max_header_bytes},
     {"max_body_bytes", &Config::max_body_bytes},
+    {"max_json_body_bytes", &Config::max_json_body_bytes},
+    {"max_unauthenticated_body_bytes", &Config::max_unauthenticated_body_bytes},
+    {"max_inflight_body_bytes", &Config::max_inflight_body_bytes},
     {"read_timeout_ms", &Config::read_timeout_ms},
     {"write_timeout_ms", &Config::write_timeout_ms}};
 
@@ -135,7 +152,8 @@ Status SetConfigValue(Config& config, std::string_view key, std::string_view val
     }
   } else if (auto text = kTextSettings.find(key); text != kTextSettings.end()) {
     config.*(text->second) = std::string(value);
-  } else if (key == "workers" || key == "authz_refresh_ms" || kPositiveSettings.count(key)) {
+  } else if (key == "workers" || key == "authz_refresh_ms" || key == "max_connections" ||
+             kPositiveSettings.count(key)) {
     uint64_t n = 0;
     auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
@@ -147,6 +165,8 @@ Status SetConfigValue(Config& config, std::string_view key, std::string_view val
       config.workers = static_cast<int>(n);
     } else if (key == "authz_refresh_ms") {
       config.authz_refresh_ms = n;  // 0: read other servers' changes on every request
+    } else if (key == "max_connections") {
+      config.max_connections = n;  // 0: derived from the descriptor limit
     } else if (n == 0) {
       return Status::InvalidInput(fmt::format("{} ({}): must be positive", key, source));
     } else {

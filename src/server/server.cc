@@ -62,6 +62,20 @@ Server::~Server() {
 Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
   auto impl = std::make_unique<Impl>();
   QV_ASSIGN_OR_RETURN(auto listen, ParseListenAddress(config.listen));
+  // Bound before the root is opened: a bad or taken address must not create (or touch) it.
+  HttpServerOptions http;
+  http.host = listen.first;
+  http.port = listen.second;
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  http.threads = config.workers > 0 ? config.workers : 4 * cores;
+  http.max_header_bytes = config.max_header_bytes;
+  http.max_body_bytes = config.max_body_bytes;
+  http.max_inflight_body_bytes = config.max_inflight_body_bytes;
+  http.max_connections = config.max_connections;
+  http.read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
+  http.write_timeout = std::chrono::milliseconds(config.write_timeout_ms);
+  QV_ASSIGN_OR_RETURN(impl->http, HttpServer::Listen(http));
+
   QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, OpenStore(config.root));
   impl->store = std::make_shared<CountingStore>(root);
   catalog::CatalogOptions options;
@@ -84,25 +98,18 @@ Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
     QV_ASSIGN_OR_RETURN(jwt, JwtVerifier::Create(jwt_options));
   }
   impl->auth = std::make_unique<Authenticator>(config.auth, impl->access->api_keys(), jwt);
-  impl->service =
-      std::make_unique<NamespaceService>(*impl->catalog, *impl->access, *impl->auth, impl->store);
+  ServiceOptions service_options;
+  service_options.max_json_body_bytes = config.max_json_body_bytes;
+  service_options.max_unauthenticated_body_bytes = config.max_unauthenticated_body_bytes;
+  impl->service = std::make_unique<NamespaceService>(*impl->catalog, *impl->access, *impl->auth,
+                                                     impl->store, nullptr, service_options);
 
-  HttpServerOptions http;
-  http.host = listen.first;
-  http.port = listen.second;
-  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  http.threads = config.workers > 0 ? config.workers : 4 * cores;
-  http.max_header_bytes = config.max_header_bytes;
-  http.max_body_bytes = config.max_body_bytes;
-  http.read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
-  http.write_timeout = std::chrono::milliseconds(config.write_timeout_ms);
   NamespaceService* service = impl->service.get();
-  QV_ASSIGN_OR_RETURN(impl->http,
-                      HttpServer::Start(
-                          http, [service](HttpRequest& req) { return service->Handle(req); },
-                          [service](TransportError e, const std::string& m) {
-                            return service->HandleTransportError(e, m);
-                          }));
+  impl->http->Serve([service](HttpRequest& req) { return service->Handle(req); },
+                    [service](TransportError e, const std::string& m) {
+                      return service->HandleTransportError(e, m);
+                    },
+                    [service](HttpRequest& req) { return service->Admit(req); });
   impl->host = listen.first;
   impl->root = root->Describe();
   return std::unique_ptr<Server>(new Server(std::move(impl)));
