@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -34,6 +35,9 @@ constexpr auto kLastBackoff = std::chrono::milliseconds(1000);
 // How long a connection whose request was answered unread keeps discarding what the client
 // still sends (closing with unread bytes sends a reset, which can destroy the answer).
 constexpr auto kLingerTime = std::chrono::milliseconds(2000);
+// A chunked body's reservation stays this far ahead of what has arrived (a read adds at most
+// 64 KiB).
+constexpr uint64_t kChunkedStep = 1 << 20;
 
 void Reach(SyncPoints* sync_points, std::string_view point) {
   // The transport has no way to stop at a point: a test's status is not used.
@@ -179,15 +183,11 @@ class Session : public std::enable_shared_from_this<Session> {
     auto length = parser_->content_length();
     if (length && *length > body_limit_) return Refuse(BodyOverLimit());
     parser_->body_limit(body_limit_);  // counts a chunked body as it arrives
-    // A chunked body may grow to its limit: that much is set aside for it.
-    uint64_t body_bytes = length ? *length : (parser_->chunked() ? body_limit_ : 0);
-    if (!shared_->Reserve(body_bytes)) {
-      return Refuse(shared_->transport_error(
-          TransportError::kOverloaded,
-          fmt::format("the server is receiving as many request bodies as it may at once ({} "
-                      "bytes); retry later",
-                      shared_->options.max_inflight_body_bytes)));
-    }
+    // A chunked body (every LanceDB Arrow upload) has no length: it reserves a step ahead of
+    // what has arrived, up to its limit (ReadChunkedBody), not the whole limit up front.
+    uint64_t body_bytes =
+        length ? *length : (parser_->chunked() ? std::min(body_limit_, kChunkedStep) : 0);
+    if (!shared_->Reserve(body_bytes)) return Refuse(Overloaded());
     reserved_ = body_bytes;
     if (beast::iequals(raw[http::field::expect], "100-continue")) {
       auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
@@ -214,13 +214,44 @@ class Session : public std::enable_shared_from_this<Session> {
     Respond(std::move(response), !unread && parser_->get().keep_alive(), unread);
   }
 
+  HttpResponse Overloaded() {
+    return shared_->transport_error(
+        TransportError::kOverloaded,
+        fmt::format("the server is receiving as many request bodies as it may at once ({} "
+                    "bytes); retry later",
+                    shared_->options.max_inflight_body_bytes));
+  }
+
   void ReadBody() {
-    stream_.expires_after(shared_->options.read_timeout);
+    stream_.expires_after(shared_->options.read_timeout);  // for the whole body
+    if (parser_->chunked()) return ReadChunkedBody();
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, size_t) {
                        if (ec) return self->OnReadError(ec);
                        self->Handle();
                      });
+  }
+
+  // One read (at most 64 KiB) at a time, the reservation kept a step ahead of the body.
+  void ReadChunkedBody() {
+    http::async_read_some(stream_, buffer_, *parser_,
+                          [self = shared_from_this()](beast::error_code ec, size_t) {
+                            if (ec) return self->OnReadError(ec);
+                            if (self->parser_->is_done()) return self->Handle();
+                            if (!self->ReserveAhead()) {
+                              self->ReleaseBudget();
+                              return self->Respond(self->Overloaded(), false, true);
+                            }
+                            self->ReadChunkedBody();
+                          });
+  }
+
+  bool ReserveAhead() {
+    uint64_t want = std::min(body_limit_, parser_->get().body().size() + kChunkedStep);
+    if (want <= reserved_) return true;
+    if (!shared_->Reserve(want - reserved_)) return false;
+    reserved_ = want;
+    return true;
   }
 
   void OnReadError(beast::error_code ec) {
@@ -376,7 +407,14 @@ struct HttpServer::Impl {
     Reach(shared->options.sync_points, "http.accept");
     if (ec) {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) return;
-      return BackOff(ec);  // e.g. too many open files: keep serving the others
+      // A connection that failed on its own way in took itself out of the backlog: the next
+      // one may be accepted at once. Anything else (out of descriptors, buffers, memory) stays
+      // until something is freed: wait, and keep serving the open connections meanwhile.
+      if (ec == asio::error::connection_aborted || ec == asio::error::connection_reset ||
+          ec == beast::error_code(EPROTO, asio::error::get_system_category())) {
+        return Accept();
+      }
+      return BackOff(ec);
     }
     if (failed_accepts > 0) {
       QV_LOG_INFO("accepting connections again", {{"failed_accepts", failed_accepts}});

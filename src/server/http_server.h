@@ -9,7 +9,9 @@
 // transfer coding other than `chunked` (501) and a content coding other than `identity` (415),
 // then asks the `admission` callback, which may answer the request at once (e.g. 401 for a
 // refused credential) and sets the body's limit; then the body is counted against a server-wide
-// budget of body bytes in flight (its Content-Length, or its limit when chunked; over it → 503).
+// budget of body bytes in flight: its Content-Length before it is read (over budget → 503,
+// unread); a chunked body 1 MiB ahead of what has arrived, up to its limit (over budget → 503
+// where it is).
 // A request answered without its body being read ends its connection (after a short lingering
 // read that discards what the client is still sending, so that it sees the answer).
 //

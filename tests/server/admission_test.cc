@@ -139,5 +139,34 @@ TEST_F(AdmissionTest, SpentBodyBudgetGets503WithRetryAfter) {
   EXPECT_EQ(client_->Send("POST", "/v1/namespace/other/create", JsonOfSize(2000)).status, 200);
 }
 
+// A chunked body (how LanceDB clients send Arrow) has no length to reserve: it holds a step
+// (1 MiB) ahead of what has arrived, not its whole limit, so concurrent uploads fit.
+TEST_F(AdmissionTest, ChunkedBodiesReserveAsTheyArrive) {
+  HttpServerOptions options;
+  options.max_body_bytes = 4 << 20;
+  options.max_inflight_body_bytes = 4 << 20;
+  StartServer(options);
+  auto chunked_header = [](const std::string& target) {
+    return "POST " + target +
+           " HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
+           "Expect: 100-continue\r\n\r\n";
+  };
+  RawConnection held(http_->port());
+  ASSERT_TRUE(held.Send(chunked_header("/v1/namespace/held/create")));
+  ASSERT_EQ(held.Read().status, 100);  // admitted, 1 MiB set aside
+
+  RawConnection second(http_->port());
+  ASSERT_TRUE(second.Send(chunked_header("/v1/namespace/second/create")));
+  ASSERT_EQ(second.Read().status, 100);
+  ASSERT_TRUE(second.Send("2\r\n{}\r\n0\r\n\r\n"));
+  EXPECT_EQ(second.Read().status, 200);
+
+  // What the held one has set aside still counts.
+  ExpectError(client_->Send("POST", "/v1/namespace/third/create", JsonOfSize(7 << 19)), 503, 17);
+  ASSERT_TRUE(held.Send("2\r\n{}\r\n0\r\n\r\n"));
+  EXPECT_EQ(held.Read().status, 200);
+  EXPECT_EQ(client_->Send("POST", "/v1/namespace/third/create", JsonOfSize(7 << 19)).status, 200);
+}
+
 }  // namespace
 }  // namespace quiver::server::testing

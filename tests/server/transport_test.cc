@@ -1,6 +1,7 @@
 // The HTTP transport: keep-alive, request ids, size limits, malformed requests, unknown routes,
 // bad input that must change nothing, and graceful shutdown with a request in flight.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -304,7 +305,7 @@ struct DescriptorLimit {
   ~DescriptorLimit() { Restore(); }
   // No descriptor numbered `lowest_free` or above can be opened.
   bool Exhaust() {
-    int lowest_free = dup(0);
+    int lowest_free = open("/dev/null", O_RDONLY);
     if (lowest_free < 0) return false;
     close(lowest_free);
     rlimit low = saved;
