@@ -40,7 +40,8 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"max_inflight_body_bytes", "--max-inflight-body-bytes", "QUIVER_MAX_INFLIGHT_BODY_BYTES",
        "1073741824",
        "request body bytes being received and handled at once, server-wide (a chunked body "
-       "counts 1 MiB ahead of what has arrived); a request over it gets 503 with Retry-After"},
+       "counts 1 MiB ahead of what has arrived; unauthenticated ones share a quarter); a "
+       "request over it gets 503 with Retry-After"},
       {"max_connections", "--max-connections", "QUIVER_MAX_CONNECTIONS", "0",
        "open connections served at once (more wait to be accepted); 0 = the descriptor limit "
        "(RLIMIT_NOFILE) less a quarter (at least 64) kept for storage files"},

@@ -56,19 +56,32 @@ struct Shared {
   std::function<void()> on_session_closed;  // set before the first accept
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> inflight_body_bytes{0};
+  std::atomic<uint64_t> unauthenticated_body_bytes{0};  // a part of inflight_body_bytes
   std::mutex mu;
   std::set<std::shared_ptr<Session>> sessions;  // guarded by mu
 
-  // Takes `n` bytes of the body budget; false (nothing taken) when they do not fit.
-  bool Reserve(uint64_t n) {
+  // Takes `n` bytes of the body budget; false (nothing taken) when they do not fit. The bodies
+  // of unauthenticated requests share a quarter of it, so that they cannot spend it all.
+  bool Reserve(uint64_t n, bool unauthenticated) {
     uint64_t budget = options.max_inflight_body_bytes;
-    uint64_t current = inflight_body_bytes.load();
+    if (unauthenticated && !Add(unauthenticated_body_bytes, budget / 4, n)) return false;
+    if (Add(inflight_body_bytes, budget, n)) return true;
+    if (unauthenticated) unauthenticated_body_bytes.fetch_sub(n);
+    return false;
+  }
+  void Release(uint64_t n, bool unauthenticated) {
+    inflight_body_bytes.fetch_sub(n);
+    if (unauthenticated) unauthenticated_body_bytes.fetch_sub(n);
+  }
+
+ private:
+  static bool Add(std::atomic<uint64_t>& counter, uint64_t limit, uint64_t n) {
+    uint64_t current = counter.load();
     do {
-      if (current > budget || n > budget - current) return false;
-    } while (!inflight_body_bytes.compare_exchange_weak(current, current + n));
+      if (current > limit || n > limit - current) return false;
+    } while (!counter.compare_exchange_weak(current, current + n));
     return true;
   }
-  void Release(uint64_t n) { inflight_body_bytes.fetch_sub(n); }
 };
 
 // A transfer coding other than a single, final `chunked`, or a content coding other than
@@ -172,6 +185,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     body_limit_ = shared_->options.max_body_bytes;
     over_limit_ = TransportError::kTooLarge;
+    unauthenticated_ = false;
     if (shared_->admission) {
       Admission admission = shared_->admission(request_);
       if (admission.refusal) return Refuse(std::move(*admission.refusal));
@@ -179,6 +193,7 @@ class Session : public std::enable_shared_from_this<Session> {
         body_limit_ = std::min<uint64_t>(body_limit_, admission.max_body_bytes);
       }
       over_limit_ = admission.over_limit;
+      unauthenticated_ = admission.unauthenticated;
     }
     auto length = parser_->content_length();
     if (length && *length > body_limit_) return Refuse(BodyOverLimit());
@@ -187,7 +202,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // what has arrived, up to its limit (ReadChunkedBody), not the whole limit up front.
     uint64_t body_bytes =
         length ? *length : (parser_->chunked() ? std::min(body_limit_, kChunkedStep) : 0);
-    if (!shared_->Reserve(body_bytes)) return Refuse(Overloaded());
+    if (!shared_->Reserve(body_bytes, unauthenticated_)) return Refuse(Overloaded());
     reserved_ = body_bytes;
     if (beast::iequals(raw[http::field::expect], "100-continue")) {
       auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
@@ -249,7 +264,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool ReserveAhead() {
     uint64_t want = std::min(body_limit_, parser_->get().body().size() + kChunkedStep);
     if (want <= reserved_) return true;
-    if (!shared_->Reserve(want - reserved_)) return false;
+    if (!shared_->Reserve(want - reserved_, unauthenticated_)) return false;
     reserved_ = want;
     return true;
   }
@@ -336,7 +351,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void ReleaseBudget() {
     if (reserved_ == 0) return;
-    shared_->Release(reserved_);
+    shared_->Release(reserved_, unauthenticated_);
     reserved_ = 0;
   }
 
@@ -362,9 +377,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string remote_;
   uint64_t body_limit_ = 0;  // of the request being read
   TransportError over_limit_ = TransportError::kTooLarge;
-  uint64_t reserved_ = 0;  // of the body budget, by the request being read or handled
-  bool busy_ = false;      // on the strand only
-  bool closed_ = false;    // on the strand only
+  bool unauthenticated_ = false;  // of the request being read or handled
+  uint64_t reserved_ = 0;         // of the body budget, by the request being read or handled
+  bool busy_ = false;             // on the strand only
+  bool closed_ = false;           // on the strand only
 };
 
 }  // namespace

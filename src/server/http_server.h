@@ -81,6 +81,9 @@ struct Admission {
   uint64_t max_body_bytes = 0;
   // What a body over that limit is reported as.
   TransportError over_limit = TransportError::kTooLarge;
+  // The caller is not authenticated yet: its body also counts against the quarter of
+  // max_inflight_body_bytes that such bodies share (they cannot crowd out the others).
+  bool unauthenticated = false;
 };
 
 class HttpServer {

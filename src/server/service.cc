@@ -91,6 +91,7 @@ Admission NamespaceService::Admit(HttpRequest& request) {
     admission.max_body_bytes =
         std::min(admission.max_body_bytes, options_.max_unauthenticated_body_bytes);
     admission.over_limit = TransportError::kUnauthenticated;
+    admission.unauthenticated = true;
     return admission;
   }
   // Identity first: nothing past the header is read for a caller it refuses.

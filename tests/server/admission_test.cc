@@ -139,6 +139,35 @@ TEST_F(AdmissionTest, SpentBodyBudgetGets503WithRetryAfter) {
   EXPECT_EQ(client_->Send("POST", "/v1/namespace/other/create", JsonOfSize(2000)).status, 200);
 }
 
+// Unauthenticated bodies share a quarter of the budget: many of them cannot crowd out the
+// authenticated requests.
+TEST_F(AdmissionTest, UnauthenticatedBodiesShareAQuarterOfTheBudget) {
+  HttpServerOptions options;
+  options.max_body_bytes = 256 * 1024;
+  options.max_inflight_body_bytes = 256 * 1024;  // a quarter: 64 KiB
+  StartAuthServer(options);
+  json identity = {{"identity", {{"api_key", key_}}}};
+  std::string held_body = JsonOfSize(60 * 1024, identity);
+  RawConnection held(http_->port());
+  ASSERT_TRUE(held.Send(
+      PostHeader("/v1/namespace/held/create", held_body.size(), "Expect: 100-continue\r\n")));
+  ASSERT_EQ(held.Read().status, 100);
+
+  auto refused = client_->Send("POST", "/v1/namespace/other/create", JsonOfSize(8192, identity));
+  ExpectError(refused, 503, 17);
+  EXPECT_EQ(refused.headers["retry-after"], "1");
+  EXPECT_EQ(client_
+                ->Send("POST", "/v1/namespace/keyed/create", JsonOfSize(128 * 1024),
+                       {{"x-api-key", key_}})
+                .status,
+            200);
+
+  ASSERT_TRUE(held.Send(held_body));
+  EXPECT_EQ(held.Read().status, 200);
+  EXPECT_EQ(client_->Send("POST", "/v1/namespace/other/create", JsonOfSize(8192, identity)).status,
+            200);
+}
+
 // A chunked body (how LanceDB clients send Arrow) has no length to reserve: it holds a step
 // (1 MiB) ahead of what has arrived, not its whole limit, so concurrent uploads fit.
 TEST_F(AdmissionTest, ChunkedBodiesReserveAsTheyArrive) {
