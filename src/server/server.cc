@@ -1,6 +1,8 @@
 #include "server/server.h"
 
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -27,9 +29,11 @@ struct Server::Impl {
   std::string root;
 };
 
-Result<std::unique_ptr<catalog::AccessControl>> OpenAccessControl(catalog::Catalog& catalog,
-                                                                  const Config& config) {
-  catalog::AccessOptions options;
+namespace {
+
+// The server admins a configuration names, validated (InvalidInput names the bad one).
+Result<std::vector<std::string>> ParseAdmins(const Config& config) {
+  std::vector<std::string> out;
   std::string_view admins = config.admins;
   while (!admins.empty()) {
     size_t comma = admins.find(',');
@@ -39,11 +43,20 @@ Result<std::unique_ptr<catalog::AccessControl>> OpenAccessControl(catalog::Catal
     if (!one.empty()) {
       Status valid = catalog::ValidatePrincipal(one);
       if (!valid.ok()) return Status::InvalidInput(fmt::format("admins: {}", valid.message()));
-      options.server_admins.emplace_back(one);
+      out.emplace_back(one);
     }
     if (comma == std::string_view::npos) break;
     admins.remove_prefix(comma + 1);
   }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<catalog::AccessControl>> OpenAccessControl(catalog::Catalog& catalog,
+                                                                  const Config& config) {
+  catalog::AccessOptions options;
+  QV_ASSIGN_OR_RETURN(options.server_admins, ParseAdmins(config));
   // With authentication off every caller is user:anonymous, and may do everything.
   if (!config.auth) options.server_admins.emplace_back(kAnonymousPrincipal);
   options.refresh_interval = std::chrono::milliseconds(config.authz_refresh_ms);
@@ -75,6 +88,17 @@ Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
   http.read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
   http.write_timeout = std::chrono::milliseconds(config.write_timeout_ms);
   QV_ASSIGN_OR_RETURN(impl->http, HttpServer::Listen(http));
+  // So is the rest of the configuration that can be wrong (admins, the JWKS).
+  QV_RETURN_IF_ERROR(ParseAdmins(config).status());
+  std::shared_ptr<const JwtVerifier> jwt;
+  if (!config.jwks_file.empty() || !config.jwks_url.empty()) {
+    JwtOptions jwt_options;
+    jwt_options.jwks_file = config.jwks_file;
+    jwt_options.jwks_url = config.jwks_url;
+    jwt_options.issuer = config.jwt_issuer;
+    jwt_options.audience = config.jwt_audience;
+    QV_ASSIGN_OR_RETURN(jwt, JwtVerifier::Create(jwt_options));
+  }
 
   QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, OpenStore(config.root));
   impl->store = std::make_shared<CountingStore>(root);
@@ -88,15 +112,6 @@ Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
   }
   (void)impl->catalog->Generation();  // primes the generation /metrics reports
   QV_ASSIGN_OR_RETURN(impl->access, OpenAccessControl(*impl->catalog, config));
-  std::shared_ptr<const JwtVerifier> jwt;
-  if (!config.jwks_file.empty() || !config.jwks_url.empty()) {
-    JwtOptions jwt_options;
-    jwt_options.jwks_file = config.jwks_file;
-    jwt_options.jwks_url = config.jwks_url;
-    jwt_options.issuer = config.jwt_issuer;
-    jwt_options.audience = config.jwt_audience;
-    QV_ASSIGN_OR_RETURN(jwt, JwtVerifier::Create(jwt_options));
-  }
   impl->auth = std::make_unique<Authenticator>(config.auth, impl->access->api_keys(), jwt);
   ServiceOptions service_options;
   service_options.max_json_body_bytes = config.max_json_body_bytes;

@@ -60,6 +60,27 @@ TEST_F(ServerStartTest, AnAddressInUseCreatesNoRoot) {
   EXPECT_FALSE(Exists(config.root));
 }
 
+// The rest of what can be wrong in the configuration is checked before the root, too.
+TEST_F(ServerStartTest, ABadAdminOrKeySetCreatesNoRoot) {
+  Config bad_admins;
+  bad_admins.root = dir_ + "/new-root";
+  bad_admins.listen = "127.0.0.1:0";
+  bad_admins.admins = "user:ops, not a principal";
+  auto server = Server::Start(bad_admins);
+  ASSERT_FALSE(server.ok());
+  EXPECT_EQ(server.status().code(), StatusCode::kInvalidInput) << server.status().ToString();
+  EXPECT_FALSE(Exists(bad_admins.root));
+
+  Config bad_jwks;
+  bad_jwks.root = dir_ + "/new-root";
+  bad_jwks.listen = "127.0.0.1:0";
+  bad_jwks.auth = true;
+  bad_jwks.jwks_file = dir_ + "/no-such-jwks.json";
+  server = Server::Start(bad_jwks);
+  ASSERT_FALSE(server.ok());
+  EXPECT_FALSE(Exists(bad_jwks.root));
+}
+
 // The whole serve path, admission included: with auth on, a request without a credential is
 // 401; health needs none.
 TEST_F(ServerStartTest, AGoodAddressServesOverANewRoot) {
