@@ -164,7 +164,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (shared_->stopping) return Close();
     request_ = HttpRequest{};
     parser_.emplace();
-    parser_->header_limit(static_cast<uint32_t>(shared_->options.max_header_bytes));
+    parser_->header_limit(static_cast<uint32_t>(
+        std::min<size_t>(shared_->options.max_header_bytes, UINT32_MAX)));  // Beast's type
     // The body's limit is set once the request is admitted (a Content-Length is checked then,
     // not while the header is read: an unauthenticated caller learns nothing from a 413).
     parser_->body_limit(std::numeric_limits<uint64_t>::max());

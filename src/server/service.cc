@@ -83,7 +83,12 @@ Admission NamespaceService::Admit(HttpRequest& request) {
   bool arrow = IsArrowBodied(operation);
   Admission admission;
   admission.max_body_bytes = arrow ? 0 : options_.max_json_body_bytes;  // 0: the transport's
-  if (!auth_.enabled() || operation == "Healthz") return admission;
+  if (!auth_.enabled()) return admission;
+  if (operation == "Healthz") {  // open to all, and reads no body: give it no room
+    admission.max_body_bytes = options_.max_unauthenticated_body_bytes;
+    admission.unauthenticated = true;
+    return admission;
+  }
   Principal principal = HeaderPrincipal(request);
   if (principal.kind == Principal::Kind::kAnonymous && !arrow) {
     // The body's `identity` object may still authenticate it: a small body only, and one
