@@ -33,7 +33,22 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"max_header_bytes", "--max-header-bytes", "QUIVER_MAX_HEADER_BYTES", "16384",
        "largest request header accepted; larger ones get 413"},
       {"max_body_bytes", "--max-body-bytes", "QUIVER_MAX_BODY_BYTES", "268435456",
-       "largest request body accepted; larger ones get 413"},
+       "largest request body accepted (Arrow-bodied operations); larger ones get 413"},
+      {"max_json_body_bytes", "--max-json-body-bytes", "QUIVER_MAX_JSON_BODY_BYTES", "8388608",
+       "largest JSON request body accepted (every operation but CreateTable, InsertIntoTable "
+       "and MergeInsertIntoTable); larger ones get 413"},
+      {"max_unauthenticated_body_bytes", "--max-unauthenticated-body-bytes",
+       "QUIVER_MAX_UNAUTHENTICATED_BODY_BYTES", "65536",
+       "with auth on, the largest body read from a request that has no x-api-key or "
+       "Authorization header (its body `identity` is read from it); larger ones get 401"},
+      {"max_inflight_body_bytes", "--max-inflight-body-bytes", "QUIVER_MAX_INFLIGHT_BODY_BYTES",
+       "1073741824",
+       "request body bytes being received and handled at once, server-wide (a chunked body "
+       "counts 1 MiB ahead of what has arrived; unauthenticated ones share a quarter); a "
+       "request over it gets 503 with Retry-After"},
+      {"max_connections", "--max-connections", "QUIVER_MAX_CONNECTIONS", "0",
+       "open connections served at once (more wait to be accepted); 0 = the descriptor limit "
+       "(RLIMIT_NOFILE) less a quarter (at least 64) kept for storage files"},
       {"read_timeout_ms", "--read-timeout-ms", "QUIVER_READ_TIMEOUT_MS", "30000",
        "time allowed to receive a request (and to idle on a keep-alive connection)"},
       {"write_timeout_ms", "--write-timeout-ms", "QUIVER_WRITE_TIMEOUT_MS", "30000",
@@ -109,6 +124,14 @@ constexpr uint64_t kMaxMillis = static_cast<uint64_t>(
 const std::map<std::string_view, IntegerSetting> kIntegerSettings = {
     {"max_header_bytes", {&Config::max_header_bytes, 1, std::numeric_limits<uint32_t>::max()}},
     {"max_body_bytes", {&Config::max_body_bytes, 1, std::numeric_limits<uint64_t>::max()}},
+    {"max_json_body_bytes",
+     {&Config::max_json_body_bytes, 1, std::numeric_limits<uint64_t>::max()}},
+    {"max_unauthenticated_body_bytes",
+     {&Config::max_unauthenticated_body_bytes, 1, std::numeric_limits<uint64_t>::max()}},
+    {"max_inflight_body_bytes",
+     {&Config::max_inflight_body_bytes, 1, std::numeric_limits<uint64_t>::max()}},
+    // 0: derived from the descriptor limit.
+    {"max_connections", {&Config::max_connections, 0, uint64_t{1} << 24}},
     {"read_timeout_ms", {&Config::read_timeout_ms, 1, kMaxMillis}},
     {"write_timeout_ms", {&Config::write_timeout_ms, 1, kMaxMillis}},
     // 0: read other servers' changes on every request.

@@ -179,11 +179,20 @@ Result<std::optional<std::string>> Call::StringParam(const std::string& name) co
   return String(name);
 }
 
-namespace {
 bool IsArrowBodied(std::string_view op) {
   return op == "CreateTable" || op == "InsertIntoTable" || op == "MergeInsertIntoTable";
 }
-}  // namespace
+
+Principal HeaderPrincipal(const HttpRequest& http) {
+  const std::string& api_key = http.Header("x-api-key");
+  const std::string& authorization = http.Header("authorization");
+  if (!api_key.empty()) return {Principal::Kind::kApiKey, api_key};
+  if (authorization.size() > 7 && (authorization.compare(0, 7, "Bearer ") == 0 ||
+                                   authorization.compare(0, 7, "bearer ") == 0)) {
+    return {Principal::Kind::kBearer, authorization.substr(7)};
+  }
+  return {};
+}
 
 Result<Call> ParseCall(const HttpRequest& http, const RouteMatch& match, std::string request_id) {
   Call call;
@@ -200,14 +209,7 @@ Result<Call> ParseCall(const HttpRequest& http, const RouteMatch& match, std::st
   }
 
   // Identity: headers win over the body.
-  const std::string& api_key = http.Header("x-api-key");
-  const std::string& authorization = http.Header("authorization");
-  if (!api_key.empty()) {
-    call.principal = {Principal::Kind::kApiKey, api_key};
-  } else if (authorization.size() > 7 && (authorization.compare(0, 7, "Bearer ") == 0 ||
-                                          authorization.compare(0, 7, "bearer ") == 0)) {
-    call.principal = {Principal::Kind::kBearer, authorization.substr(7)};
-  }
+  call.principal = HeaderPrincipal(http);
   for (const auto& [name, value] : http.headers) {
     if (name.rfind("x-lance-ctx-", 0) == 0) call.context[name.substr(12)] = value;
   }

@@ -85,6 +85,12 @@ Result<catalog::ObjectId> SplitId(const std::string& segment, const std::string&
 // Normalises an enum value: lower case, '_' and '-' removed ("ExistOk", "exist_ok" → "existok").
 std::string NormalizeEnum(std::string_view value);
 
+// The credential in the headers (x-api-key, else Authorization: Bearer); kAnonymous when none.
+Principal HeaderPrincipal(const HttpRequest& http);
+
+// CreateTable, InsertIntoTable and MergeInsertIntoTable: the body is Arrow IPC, not JSON.
+bool IsArrowBodied(std::string_view op);
+
 // Builds the Call: delimiter, id, body (JSON, or left empty for Arrow-bodied operations),
 // identity, context. InvalidInput on malformed JSON, a non-object body, a bad id or an id
 // mismatch between path and body.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,11 @@ struct HttpRequest {
   std::map<std::string, std::string> headers;     // lower-case names; repeats joined by ", "
   std::string body;
   std::string remote;  // "ip:port" of the peer
+
+  // Set by the admission step (HttpServer's AdmissionHandler), which sees the request before
+  // its body is read, for the handler; the transport neither reads nor changes them.
+  std::string request_id;                       // empty: not assigned yet
+  std::optional<std::string> admitted_subject;  // authenticated from the headers
 
   // The header's value or "".
   const std::string& Header(const std::string& lower_name) const;

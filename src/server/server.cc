@@ -1,6 +1,8 @@
 #include "server/server.h"
 
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -27,9 +29,11 @@ struct Server::Impl {
   std::string root;
 };
 
-Result<std::unique_ptr<catalog::AccessControl>> OpenAccessControl(catalog::Catalog& catalog,
-                                                                  const Config& config) {
-  catalog::AccessOptions options;
+namespace {
+
+// The server admins a configuration names, validated (InvalidInput names the bad one).
+Result<std::vector<std::string>> ParseAdmins(const Config& config) {
+  std::vector<std::string> out;
   std::string_view admins = config.admins;
   while (!admins.empty()) {
     size_t comma = admins.find(',');
@@ -39,11 +43,20 @@ Result<std::unique_ptr<catalog::AccessControl>> OpenAccessControl(catalog::Catal
     if (!one.empty()) {
       Status valid = catalog::ValidatePrincipal(one);
       if (!valid.ok()) return Status::InvalidInput(fmt::format("admins: {}", valid.message()));
-      options.server_admins.emplace_back(one);
+      out.emplace_back(one);
     }
     if (comma == std::string_view::npos) break;
     admins.remove_prefix(comma + 1);
   }
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<catalog::AccessControl>> OpenAccessControl(catalog::Catalog& catalog,
+                                                                  const Config& config) {
+  catalog::AccessOptions options;
+  QV_ASSIGN_OR_RETURN(options.server_admins, ParseAdmins(config));
   // With authentication off every caller is user:anonymous, and may do everything.
   if (!config.auth) options.server_admins.emplace_back(kAnonymousPrincipal);
   options.refresh_interval = std::chrono::milliseconds(config.authz_refresh_ms);
@@ -62,6 +75,31 @@ Server::~Server() {
 Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
   auto impl = std::make_unique<Impl>();
   QV_ASSIGN_OR_RETURN(auto listen, ParseListenAddress(config.listen));
+  // Bound before the root is opened: a bad or taken address must not create (or touch) it.
+  HttpServerOptions http;
+  http.host = listen.first;
+  http.port = listen.second;
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  http.threads = config.workers > 0 ? config.workers : 4 * cores;
+  http.max_header_bytes = config.max_header_bytes;
+  http.max_body_bytes = config.max_body_bytes;
+  http.max_inflight_body_bytes = config.max_inflight_body_bytes;
+  http.max_connections = config.max_connections;
+  http.read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
+  http.write_timeout = std::chrono::milliseconds(config.write_timeout_ms);
+  QV_ASSIGN_OR_RETURN(impl->http, HttpServer::Listen(http));
+  // So is the rest of the configuration that can be wrong (admins, the JWKS).
+  QV_RETURN_IF_ERROR(ParseAdmins(config).status());
+  std::shared_ptr<const JwtVerifier> jwt;
+  if (!config.jwks_file.empty() || !config.jwks_url.empty()) {
+    JwtOptions jwt_options;
+    jwt_options.jwks_file = config.jwks_file;
+    jwt_options.jwks_url = config.jwks_url;
+    jwt_options.issuer = config.jwt_issuer;
+    jwt_options.audience = config.jwt_audience;
+    QV_ASSIGN_OR_RETURN(jwt, JwtVerifier::Create(jwt_options));
+  }
+
   QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, OpenStore(config.root));
   impl->store = std::make_shared<CountingStore>(root);
   catalog::CatalogOptions options;
@@ -74,35 +112,19 @@ Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
   }
   (void)impl->catalog->Generation();  // primes the generation /metrics reports
   QV_ASSIGN_OR_RETURN(impl->access, OpenAccessControl(*impl->catalog, config));
-  std::shared_ptr<const JwtVerifier> jwt;
-  if (!config.jwks_file.empty() || !config.jwks_url.empty()) {
-    JwtOptions jwt_options;
-    jwt_options.jwks_file = config.jwks_file;
-    jwt_options.jwks_url = config.jwks_url;
-    jwt_options.issuer = config.jwt_issuer;
-    jwt_options.audience = config.jwt_audience;
-    QV_ASSIGN_OR_RETURN(jwt, JwtVerifier::Create(jwt_options));
-  }
   impl->auth = std::make_unique<Authenticator>(config.auth, impl->access->api_keys(), jwt);
-  impl->service =
-      std::make_unique<NamespaceService>(*impl->catalog, *impl->access, *impl->auth, impl->store);
+  ServiceOptions service_options;
+  service_options.max_json_body_bytes = config.max_json_body_bytes;
+  service_options.max_unauthenticated_body_bytes = config.max_unauthenticated_body_bytes;
+  impl->service = std::make_unique<NamespaceService>(*impl->catalog, *impl->access, *impl->auth,
+                                                     impl->store, nullptr, service_options);
 
-  HttpServerOptions http;
-  http.host = listen.first;
-  http.port = listen.second;
-  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  http.threads = config.workers > 0 ? config.workers : 4 * cores;
-  http.max_header_bytes = config.max_header_bytes;
-  http.max_body_bytes = config.max_body_bytes;
-  http.read_timeout = std::chrono::milliseconds(config.read_timeout_ms);
-  http.write_timeout = std::chrono::milliseconds(config.write_timeout_ms);
   NamespaceService* service = impl->service.get();
-  QV_ASSIGN_OR_RETURN(impl->http,
-                      HttpServer::Start(
-                          http, [service](HttpRequest& req) { return service->Handle(req); },
-                          [service](TransportError e, const std::string& m) {
-                            return service->HandleTransportError(e, m);
-                          }));
+  impl->http->Serve([service](HttpRequest& req) { return service->Handle(req); },
+                    [service](TransportError e, const std::string& m) {
+                      return service->HandleTransportError(e, m);
+                    },
+                    [service](HttpRequest& req) { return service->Admit(req); });
   impl->host = listen.first;
   impl->root = root->Describe();
   return std::unique_ptr<Server>(new Server(std::move(impl)));

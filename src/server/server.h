@@ -1,5 +1,6 @@
-// Server: `quiver serve` as a library: opens the root (counted for /metrics), the catalog
-// (recovering interrupted renames), the namespace service and the HTTP server.
+// Server: `quiver serve` as a library: binds the listen address first (so that a bad or taken
+// address leaves the root untouched), then opens the root (counted for /metrics), the catalog
+// (recovering interrupted renames) and the namespace service, and serves.
 // Thread-safety: Start/Shutdown/Wait from any thread.
 #pragma once
 

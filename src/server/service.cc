@@ -1,5 +1,6 @@
 #include "server/service.h"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 
@@ -35,12 +36,13 @@ bool UsableRequestId(const std::string& id) {
 
 NamespaceService::NamespaceService(catalog::Catalog& catalog, catalog::AccessControl& access,
                                    const Authenticator& auth, std::shared_ptr<CountingStore> counts,
-                                   const Clock* clock)
+                                   const Clock* clock, ServiceOptions options)
     : catalog_(catalog),
       access_(access),
       auth_(auth),
       counts_(std::move(counts)),
       clock_(clock != nullptr ? clock : Clock::Real()),
+      options_(options),
       handlers_(std::make_unique<Handlers>()) {
   internal::AddNamespaceHandlers(catalog_, access_, handlers_->map);
   internal::AddControlHandlers(catalog_, access_, handlers_->map);
@@ -58,10 +60,66 @@ std::set<std::string> NamespaceService::BackedOperations() const {
   return out;
 }
 
-HttpResponse NamespaceService::Handle(HttpRequest& request) {
+Admission NamespaceService::Admit(HttpRequest& request) {
   int64_t start = clock_->MonotonicNanos();
   const std::string& client_id = request.Header("x-request-id");
-  std::string request_id = UsableRequestId(client_id) ? client_id : NewUlid(clock_);
+  request.request_id = UsableRequestId(client_id) ? client_id : NewUlid(clock_);
+  auto refuse = [&](const std::string& operation, HttpResponse response) {
+    Admission admission;
+    admission.refusal = Finish(request, operation, start, std::move(response));
+    return admission;
+  };
+  std::string delimiter = "$";
+  if (auto d = request.query.find("delimiter"); d != request.query.end()) delimiter = d->second;
+  int http_status = 0;
+  std::string allow;
+  auto match = MatchRoute(request.method, request.path, delimiter, &http_status, &allow);
+  if (!match.ok()) {
+    HttpResponse response = MakeErrorResponse(match.status(), request.request_id, http_status);
+    if (!allow.empty()) response.headers.emplace_back("Allow", allow);
+    return refuse("Unrouted", std::move(response));
+  }
+  std::string operation(match->op->name);
+  bool arrow = IsArrowBodied(operation);
+  Admission admission;
+  admission.max_body_bytes = arrow ? 0 : options_.max_json_body_bytes;  // 0: the transport's
+  if (!auth_.enabled()) return admission;
+  if (operation == "Healthz") {  // open to all, and reads no body: give it no room
+    admission.max_body_bytes = options_.max_unauthenticated_body_bytes;
+    admission.unauthenticated = true;
+    return admission;
+  }
+  Principal principal = HeaderPrincipal(request);
+  if (principal.kind == Principal::Kind::kAnonymous && !arrow) {
+    // The body's `identity` object may still authenticate it: a small body only, and one
+    // over that is answered as what it is, unauthenticated.
+    admission.max_body_bytes =
+        std::min(admission.max_body_bytes, options_.max_unauthenticated_body_bytes);
+    admission.over_limit = TransportError::kUnauthenticated;
+    admission.unauthenticated = true;
+    return admission;
+  }
+  // Identity first: nothing past the header is read for a caller it refuses.
+  std::string reason;
+  auto subject = auth_.Authenticate(principal, &reason);
+  if (!subject.ok()) {
+    if (!reason.empty()) {
+      QV_LOG_INFO("authentication refused",
+                  {{"reason", reason}, {"request_id", request.request_id}});
+    }
+    return refuse(operation, MakeErrorResponse(subject.status(), request.request_id));
+  }
+  request.admitted_subject = std::move(*subject);
+  return admission;
+}
+
+HttpResponse NamespaceService::Handle(HttpRequest& request) {
+  int64_t start = clock_->MonotonicNanos();
+  if (request.request_id.empty()) {  // not admitted (a transport without the admission step)
+    const std::string& client_id = request.Header("x-request-id");
+    request.request_id = UsableRequestId(client_id) ? client_id : NewUlid(clock_);
+  }
+  const std::string& request_id = request.request_id;
   std::string operation = "Unrouted";
   HttpResponse response;
   try {
@@ -70,7 +128,12 @@ HttpResponse NamespaceService::Handle(HttpRequest& request) {
     response = MakeErrorResponse(Status::Internal(fmt::format("unexpected failure: {}", e.what())),
                                  request_id);
   }
-  response.headers.emplace_back("x-request-id", request_id);
+  return Finish(request, operation, start, std::move(response));
+}
+
+HttpResponse NamespaceService::Finish(const HttpRequest& request, const std::string& operation,
+                                      int64_t start, HttpResponse response) {
+  response.headers.emplace_back("x-request-id", request.request_id);
   double seconds = static_cast<double>(clock_->MonotonicNanos() - start) / 1e9;
   metrics_.Record(operation, response.status, seconds);
   QV_LOG_INFO("request", {{"method", request.method},
@@ -78,16 +141,41 @@ HttpResponse NamespaceService::Handle(HttpRequest& request) {
                           {"op", operation},
                           {"status", response.status},
                           {"ms", std::round(seconds * 1e6) / 1e3},
-                          {"request_id", request_id}});
+                          {"request_id", request.request_id}});
   return response;
 }
 
 HttpResponse NamespaceService::HandleTransportError(TransportError error,
                                                     const std::string& message) {
   std::string request_id = NewUlid(clock_);
-  HttpResponse response = error == TransportError::kTooLarge
-                              ? MakeErrorResponse(Status::InvalidInput(message), request_id, 413)
-                              : MakeErrorResponse(Status::InvalidInput(message), request_id, 400);
+  HttpResponse response;
+  switch (error) {
+    case TransportError::kTooLarge:
+      response = MakeErrorResponse(Status::InvalidInput(message), request_id, 413);
+      break;
+    case TransportError::kBadRequest:
+      response = MakeErrorResponse(Status::InvalidInput(message), request_id, 400);
+      break;
+    case TransportError::kUnauthenticated:
+      response =
+          MakeErrorResponse(Status(StatusCode::kUnauthenticated,
+                                   fmt::format("authentication required: send a valid x-api-key or "
+                                               "Authorization: Bearer token ({} without one)",
+                                               message)),
+                            request_id);
+      break;
+    case TransportError::kUnsupportedTransferCoding:
+      // RFC 9112 §6.1: an unknown transfer coding is 501; quiver cannot do it (code 0).
+      response = MakeErrorResponse(Status::Unsupported(message), request_id, 501);
+      break;
+    case TransportError::kUnsupportedContentCoding:
+      // RFC 9110 §15.5.16: 415; the body is unusable as sent (code 13).
+      response = MakeErrorResponse(Status::InvalidInput(message), request_id, 415);
+      break;
+    case TransportError::kOverloaded:
+      response = MakeErrorResponse(Status::ServiceUnavailable(message), request_id);
+      break;
+  }
   response.headers.emplace_back("x-request-id", request_id);
   metrics_.Record("Unrouted", response.status, 0);
   QV_LOG_INFO("request rejected by the transport",
@@ -114,15 +202,20 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
   auto call = ParseCall(request, *match, request_id);
   if (!call.ok()) return MakeErrorResponse(call.status(), request_id);
   // Identity first: nothing about the request is looked at for an unauthenticated caller.
-  std::string reason;
-  auto subject = auth_.Authenticate(call->principal, &reason);
-  if (!subject.ok()) {
-    if (!reason.empty()) {
-      QV_LOG_INFO("authentication refused", {{"reason", reason}, {"request_id", request_id}});
+  // A header credential was authenticated by Admit; a body `identity` is, now.
+  if (request.admitted_subject) {
+    call->subject = *request.admitted_subject;
+  } else {
+    std::string reason;
+    auto subject = auth_.Authenticate(call->principal, &reason);
+    if (!subject.ok()) {
+      if (!reason.empty()) {
+        QV_LOG_INFO("authentication refused", {{"reason", reason}, {"request_id", request_id}});
+      }
+      return MakeErrorResponse(subject.status(), request_id);
     }
-    return MakeErrorResponse(subject.status(), request_id);
+    call->subject = std::move(*subject);
   }
-  call->subject = std::move(*subject);
   if (match->op->name == "Metrics") {
     // Its counters move with what requests touched (store calls per operation), which would
     // tell a tenant whether another's object exists: server admins only.

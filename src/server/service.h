@@ -1,13 +1,19 @@
 // NamespaceService: the request pipeline of the Lance Namespace REST API.
 //
-// For each request: request id (the client's `x-request-id` when usable, else a new ULID) →
-// route (routes.h) → parse (call.h) → identity (identity.h, 401) → the tenant (project) from the
+// Admit runs on the header alone, before the transport reads the body: request id (the client's
+// `x-request-id` when usable, else a new ULID) → route (routes.h; 404/405 now) → with auth on, a
+// header credential (x-api-key, Authorization: Bearer) is authenticated now (401 now, unread)
+// → the body's limit: max_json_body_bytes for JSON-bodied operations, the transport's
+// max_body_bytes for Arrow-bodied ones, and max_unauthenticated_body_bytes (over it: 401) for
+// a request that may still authenticate with the body's `identity` object.
+// Handle, once the body is read: parse (call.h) → identity (identity.h, 401; unless Admit
+// authenticated the headers) → the tenant (project) from the
 // principal → ids scoped to it → the door checks (internal/authorize.h) → the operation's
 // handler (internal/) → response, with
 // every failure turned into the spec's error body (error_response.h). Operations without a
 // handler answer Unsupported (406, code 0). Every response echoes `x-request-id`; every request
 // is counted and timed (metrics.h) and logged in one line.
-// Thread-safety: Handle may be called concurrently.
+// Thread-safety: Admit and Handle may be called concurrently.
 #pragma once
 
 #include <memory>
@@ -26,15 +32,23 @@
 
 namespace quiver::server {
 
+// Body limits by what the request is (the transport's max_body_bytes bounds them all).
+struct ServiceOptions {
+  uint64_t max_json_body_bytes = 8ull * 1024 * 1024;
+  uint64_t max_unauthenticated_body_bytes = 64 * 1024;  // auth on, no header credential
+};
+
 class NamespaceService {
  public:
   // `counts` (may be null) is the counting layer over the catalog's root store, for /metrics.
   // REQUIRES: catalog, access and auth outlive the service.
   NamespaceService(catalog::Catalog& catalog, catalog::AccessControl& access,
                    const Authenticator& auth, std::shared_ptr<CountingStore> counts,
-                   const Clock* clock = nullptr);
+                   const Clock* clock = nullptr, ServiceOptions options = {});
   ~NamespaceService();
 
+  // The admission step (HttpServer::AdmissionHandler): `request` has its header only.
+  Admission Admit(HttpRequest& request);
   HttpResponse Handle(HttpRequest& request);
   HttpResponse HandleTransportError(TransportError error, const std::string& message);
 
@@ -47,6 +61,9 @@ class NamespaceService {
   HttpResponse Dispatch(HttpRequest& request, const std::string& request_id,
                         std::string* operation);
   std::string RenderMetrics();
+  // Adds the request id, counts, times and logs the response.
+  HttpResponse Finish(const HttpRequest& request, const std::string& operation, int64_t start,
+                      HttpResponse response);
   // The tenant of an authenticated call: the `x-quiver-project` header when the principal may
   // see that project, else the principal's only project (or `default` among several).
   Result<std::string> ResolveProject(const Call& call);
@@ -56,6 +73,7 @@ class NamespaceService {
   const Authenticator& auth_;
   std::shared_ptr<CountingStore> counts_;
   const Clock* clock_;
+  ServiceOptions options_;
   Metrics metrics_;
   std::unique_ptr<Handlers> handlers_;
 };

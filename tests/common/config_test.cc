@@ -78,11 +78,27 @@ TEST(ConfigTest, OptionsAreDeclaredConsistently) {
     EXPECT_EQ(o.flag, flag) << o.key;
     EXPECT_FALSE(o.help.empty()) << o.key;
   }
-  EXPECT_EQ(keys, (std::set<std::string>{"root", "listen", "log_level", "log_format",
-                                         "managed_versioning", "workers", "max_header_bytes",
-                                         "max_body_bytes", "read_timeout_ms", "write_timeout_ms",
-                                         "auth", "admins", "jwks_file", "jwks_url", "jwt_issuer",
-                                         "jwt_audience", "authz_refresh_ms"}));
+  EXPECT_EQ(keys, (std::set<std::string>{"root",
+                                         "listen",
+                                         "log_level",
+                                         "log_format",
+                                         "managed_versioning",
+                                         "workers",
+                                         "max_header_bytes",
+                                         "max_body_bytes",
+                                         "max_json_body_bytes",
+                                         "max_unauthenticated_body_bytes",
+                                         "max_inflight_body_bytes",
+                                         "max_connections",
+                                         "read_timeout_ms",
+                                         "write_timeout_ms",
+                                         "auth",
+                                         "admins",
+                                         "jwks_file",
+                                         "jwks_url",
+                                         "jwt_issuer",
+                                         "jwt_audience",
+                                         "authz_refresh_ms"}));
   EXPECT_EQ(keys.size(), options.size()) << "duplicate key";
 }
 
@@ -96,6 +112,10 @@ TEST(ConfigTest, DeclaredDefaultsMatchConfigDefaults) {
   from_text.workers = 3;
   from_text.max_header_bytes = 1;
   from_text.max_body_bytes = 1;
+  from_text.max_json_body_bytes = 1;
+  from_text.max_unauthenticated_body_bytes = 1;
+  from_text.max_inflight_body_bytes = 1;
+  from_text.max_connections = 1;
   from_text.read_timeout_ms = 1;
   from_text.write_timeout_ms = 1;
   for (const ConfigOption& o : ConfigOptions()) {
@@ -111,6 +131,10 @@ TEST(ConfigTest, DeclaredDefaultsMatchConfigDefaults) {
   EXPECT_EQ(from_text.workers, defaults.workers);
   EXPECT_EQ(from_text.max_header_bytes, defaults.max_header_bytes);
   EXPECT_EQ(from_text.max_body_bytes, defaults.max_body_bytes);
+  EXPECT_EQ(from_text.max_json_body_bytes, defaults.max_json_body_bytes);
+  EXPECT_EQ(from_text.max_unauthenticated_body_bytes, defaults.max_unauthenticated_body_bytes);
+  EXPECT_EQ(from_text.max_inflight_body_bytes, defaults.max_inflight_body_bytes);
+  EXPECT_EQ(from_text.max_connections, defaults.max_connections);
   EXPECT_EQ(from_text.read_timeout_ms, defaults.read_timeout_ms);
   EXPECT_EQ(from_text.write_timeout_ms, defaults.write_timeout_ms);
 }
@@ -130,10 +154,23 @@ TEST(ConfigTest, ServerSettingsParseAndRejectNonsense) {
   EXPECT_EQ(c.workers, 16);
   ASSERT_TRUE(SetConfigValue(c, "max_body_bytes", "1048576", "test").ok());
   EXPECT_EQ(c.max_body_bytes, 1048576u);
+  ASSERT_TRUE(SetConfigValue(c, "max_json_body_bytes", "4096", "test").ok());
+  EXPECT_EQ(c.max_json_body_bytes, 4096u);
+  ASSERT_TRUE(SetConfigValue(c, "max_unauthenticated_body_bytes", "1024", "test").ok());
+  EXPECT_EQ(c.max_unauthenticated_body_bytes, 1024u);
+  ASSERT_TRUE(SetConfigValue(c, "max_inflight_body_bytes", "2097152", "test").ok());
+  EXPECT_EQ(c.max_inflight_body_bytes, 2097152u);
+  ASSERT_TRUE(SetConfigValue(c, "max_connections", "0", "test").ok());  // 0: derived
+  EXPECT_EQ(c.max_connections, 0u);
+  ASSERT_TRUE(SetConfigValue(c, "max_connections", "100", "test").ok());
+  EXPECT_EQ(c.max_connections, 100u);
   for (auto [key, value] :
        std::vector<std::pair<std::string, std::string>>{{"workers", "-1"},
                                                         {"workers", "99999"},
                                                         {"max_body_bytes", "0"},
+                                                        {"max_json_body_bytes", "0"},
+                                                        {"max_inflight_body_bytes", "-5"},
+                                                        {"max_connections", "many"},
                                                         {"read_timeout_ms", "soon"},
                                                         {"write_timeout_ms", ""},
                                                         {"max_header_bytes", "12k"}}) {

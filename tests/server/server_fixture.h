@@ -50,7 +50,8 @@ class ServerFixture : public ::testing::Test {
     ASSERT_TRUE(access.ok()) << access.status().ToString();
     access_ = std::move(*access);
     auth_ = std::make_unique<Authenticator>(auth, access_->api_keys(), nullptr);
-    service_ = std::make_unique<NamespaceService>(*catalog_, *access_, *auth_, counts_);
+    service_ = std::make_unique<NamespaceService>(*catalog_, *access_, *auth_, counts_, nullptr,
+                                                  service_options_);
     options.host = "127.0.0.1";
     options.port = 0;
     options.threads = 4;
@@ -59,7 +60,8 @@ class ServerFixture : public ::testing::Test {
         options, [service](HttpRequest& r) { return service->Handle(r); },
         [service](TransportError e, const std::string& m) {
           return service->HandleTransportError(e, m);
-        });
+        },
+        [service](HttpRequest& r) { return service->Admit(r); });
     ASSERT_TRUE(http.ok()) << http.status().ToString();
     http_ = std::move(*http);
     client_ = std::make_unique<TestClient>(http_->port());
@@ -104,6 +106,7 @@ class ServerFixture : public ::testing::Test {
     return out;
   }
 
+  ServiceOptions service_options_;  // for the next StartServer
   std::shared_ptr<MemoryObjectStore> memory_;
   std::shared_ptr<FaultInjectingStore> faults_;
   std::shared_ptr<CountingStore> counts_;

@@ -78,6 +78,42 @@ Reply TestClient::Send(const std::string& method, const std::string& target,
   return Reply{};
 }
 
+struct RawConnection::Impl {
+  asio::io_context ioc;
+  tcp::socket socket{ioc};
+  beast::flat_buffer buffer;
+};
+
+RawConnection::RawConnection(uint16_t port) : impl_(std::make_unique<Impl>()) {
+  impl_->socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+}
+RawConnection::~RawConnection() = default;
+
+bool RawConnection::Send(const std::string& bytes) {
+  beast::error_code ec;
+  asio::write(impl_->socket, asio::buffer(bytes), ec);
+  return !ec;
+}
+
+Reply RawConnection::Read() {
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(1ull << 30);
+  beast::error_code ec;
+  http::read(impl_->socket, impl_->buffer, parser, ec);
+  Reply reply;
+  if (ec) return reply;
+  auto& res = parser.get();
+  reply.status = static_cast<int>(res.result_int());
+  for (const auto& f : res) {
+    std::string name(f.name_string());
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    reply.headers[name] = std::string(f.value());
+  }
+  reply.body = res.body();
+  reply.keep_alive = res.keep_alive();
+  return reply;
+}
+
 std::string SendRaw(uint16_t port, const std::string& raw) {
   asio::io_context ioc;
   tcp::socket socket(ioc);

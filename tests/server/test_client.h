@@ -38,6 +38,22 @@ class TestClient {
   std::unique_ptr<Impl> impl_;
 };
 
+// One connection driven byte by byte: send part of a request, read the answer, send more.
+class RawConnection {
+ public:
+  explicit RawConnection(uint16_t port);
+  ~RawConnection();
+  // false once the server has stopped reading (closed or reset).
+  bool Send(const std::string& bytes);
+  // Reads one response (status 0 when the connection ends first). An interim 100 Continue is
+  // returned as such.
+  Reply Read();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Sends `raw` on a fresh connection and returns everything the server sent back before closing
 // (or until a full response arrived).
 std::string SendRaw(uint16_t port, const std::string& raw);
