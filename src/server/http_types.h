@@ -3,6 +3,7 @@
 // Thread-safety: plain values.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,8 +23,13 @@ struct HttpRequest {
 
   // Set by the admission step (HttpServer's AdmissionHandler), which sees the request before
   // its body is read, for the handler; the transport neither reads nor changes them.
-  std::string request_id;                       // empty: not assigned yet
-  std::optional<std::string> admitted_subject;  // authenticated from the headers
+  struct Admitted {
+    std::string subject;                   // authenticated from the headers
+    std::optional<int64_t> expires_at_ms;  // when that credential stops being valid
+    std::string key_id;                    // an API key's id
+  };
+  std::string request_id;            // empty: not assigned yet
+  std::optional<Admitted> admitted;  // the header credential, once verified
 
   // The header's value or "".
   const std::string& Header(const std::string& lower_name) const;

@@ -109,7 +109,8 @@ Admission NamespaceService::Admit(HttpRequest& request) {
     }
     return refuse(operation, MakeErrorResponse(subject.status(), request.request_id));
   }
-  request.admitted_subject = std::move(*subject);
+  request.admitted =
+      HttpRequest::Admitted{std::move(*subject), principal.expires_at_ms, principal.key_id};
   return admission;
 }
 
@@ -203,8 +204,11 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
   if (!call.ok()) return MakeErrorResponse(call.status(), request_id);
   // Identity first: nothing about the request is looked at for an unauthenticated caller.
   // A header credential was authenticated by Admit; a body `identity` is, now.
-  if (request.admitted_subject) {
-    call->subject = *request.admitted_subject;
+  if (request.admitted) {
+    call->subject = request.admitted->subject;
+    // What bounds the credential, for the keys it mints (CreateApiKey).
+    call->principal.expires_at_ms = request.admitted->expires_at_ms;
+    call->principal.key_id = request.admitted->key_id;
   } else {
     std::string reason;
     auto subject = auth_.Authenticate(call->principal, &reason);
