@@ -1247,8 +1247,8 @@ Result<Catalog::ConsistencyReport> Catalog::CheckConsistency(Duration in_flight_
       auto outer = locations.find(where.substr(0, slash));
       if (outer != locations.end()) {
         report.problems.push_back(fmt::format("table '{}' at '{}' is inside table '{}' at '{}'",
-                                              table_name(inner), where,
-                                              table_name(outer->second), outer->first));
+                                              table_name(inner), where, table_name(outer->second),
+                                              outer->first));
         break;
       }
     }

@@ -9,8 +9,8 @@
 #include "common/thread_pool.h"
 #include "format/arrow_schema.h"
 #include "format/internal/file_container.h"
-#include "format/internal/read21/page21.h"
 #include "format/internal/read20/reader20.h"
+#include "format/internal/read21/page21.h"
 #include "format/internal/repdef.h"
 
 namespace quiver::format {

@@ -4,9 +4,9 @@
 
 #include "arrow/compare.h"
 #include "format/arrow_schema.h"
+#include "format/internal/write20/writer20.h"
 #include "format/internal/write21/page_encoder21.h"
 #include "format/internal/write21/shred.h"
-#include "format/internal/write20/writer20.h"
 #include "format/lance_proto.h"
 #include "format/proto/file2.pb.h"
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "format/internal/read20/decode20.h"
 #include "format/internal/logical_types.h"
+#include "format/internal/read20/decode20.h"
 
 namespace quiver::format::internal {
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "format/internal/codecs/general.h"
-#include "format/internal/read20/decode20_impl.h"
 #include "format/internal/leaf_values.h"
+#include "format/internal/read20/decode20_impl.h"
 
 namespace quiver::format::internal {
 

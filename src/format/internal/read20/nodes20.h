@@ -18,8 +18,8 @@
 
 #include "arrow/array.h"
 #include "common/result.h"
-#include "format/internal/read20/columns20.h"
 #include "format/internal/file_container.h"
+#include "format/internal/read20/columns20.h"
 #include "store/object_store.h"
 
 namespace quiver::format::internal {

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "format/internal/read21/compressive.h"
 #include "format/internal/leaf_values.h"
+#include "format/internal/read21/compressive.h"
 
 namespace quiver::format::internal {
 
