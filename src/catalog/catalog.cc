@@ -1002,7 +1002,29 @@ Status Catalog::RecoverDrop(const json& intent, const std::string& key) {
   return Status::OK();
 }
 
+// A record planted in the root with a field of the wrong type makes nlohmann's typed reads
+// throw; recovery runs at every server start and check is the operator's tool, so both answer
+// Corruption instead of ending the process. (The typed catalog records will validate fields as
+// they are read; until then this is the boundary.)
 Status Catalog::Recover(Duration min_age) {
+  try {
+    return RecoverRecords(min_age);
+  } catch (const json::exception& e) {
+    return Status::Corruption(
+        fmt::format("recovering: a record has an unusable field: {}", e.what()));
+  }
+}
+
+Result<Catalog::ConsistencyReport> Catalog::CheckConsistency(Duration in_flight_age) {
+  try {
+    return CheckRecords(in_flight_age);
+  } catch (const json::exception& e) {
+    return Status::Corruption(
+        fmt::format("checking: a record has an unusable field: {}", e.what()));
+  }
+}
+
+Status Catalog::RecoverRecords(Duration min_age) {
   QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> intents, registry_->store().ListAll(kIntentsDir));
   int64_t now = clock()->NowNanos();
   for (const ObjectMeta& meta : intents) {
@@ -1074,7 +1096,8 @@ Status Catalog::ListIntents(Duration in_flight_age, std::vector<std::string>* yo
       if (got.status().IsNotFound()) continue;  // finished meanwhile
       return got.status();
     }
-    json intent = json::parse(got->data, nullptr, false);
+    auto parsed = ParseJson(got->data);  // bounded: any writer to the root can plant one
+    json intent = parsed.ok() && parsed->is_object() ? std::move(*parsed) : json();
     std::string op = intent.is_object() ? intent.value("op", "") : "";
     if (intent.is_object()) {
       for (const char* field : {"id", "source", "dest"}) {
@@ -1090,7 +1113,7 @@ Status Catalog::ListIntents(Duration in_flight_age, std::vector<std::string>* yo
   return Status::OK();
 }
 
-Result<Catalog::ConsistencyReport> Catalog::CheckConsistency(Duration in_flight_age) {
+Result<Catalog::ConsistencyReport> Catalog::CheckRecords(Duration in_flight_age) {
   ConsistencyReport report;
   // What operations in progress name (their intents come first, so one that is seen half done
   // below was listed here or is listed again at the end).

@@ -308,6 +308,10 @@ class Catalog {
   Result<std::string> RetireTable(const ObjectId& id, const Record& record,
                                   const nlohmann::json& retired, const std::string& intent);
   Status RecoverDrop(const nlohmann::json& intent, const std::string& key);
+  // Recover and CheckConsistency without the boundary that turns a mistyped record into
+  // Corruption.
+  Status RecoverRecords(Duration min_age);
+  Result<ConsistencyReport> CheckRecords(Duration in_flight_age);
   // The intent records: those younger than `in_flight_age` described into *young and the ids
   // they name (a drop's table, a rename's source and destination) added to *busy; the older
   // ones described into *old (young and old may be null).

@@ -2,7 +2,10 @@
 
 #include <cctype>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "common/logging.h"
 
 namespace quiver::server {
 
@@ -25,10 +28,23 @@ HttpResponse MakeErrorResponse(const Status& status, const std::string& request_
                                int http_status) {
   StatusCode code = status.ok() ? StatusCode::kInternal : status.code();
   int http = http_status != 0 ? http_status : HttpStatusForCode(code);
+  std::string error =
+      status.message().empty() ? std::string(StatusCodeName(code)) : status.message();
+  std::string detail = status.ToString();
+  // A server-side failure's message is for the operator: an I/O error names paths on the
+  // server's disks, an internal one the code's own state. The client gets the request id to
+  // quote and the log gets the message. (Corruption stays: it names the caller's own table's
+  // object, which is what the caller needs to repair or report.)
+  if (http == 500 && status.subcode() != Subcode::kCorruption) {
+    QV_LOG_ERROR("internal error", {{"request_id", request_id}, {"error", detail}});
+    error = fmt::format("internal error; the server's log has the details under request id {}",
+                        request_id);
+    detail = std::string(StatusCodeName(code));
+  }
   nlohmann::json body = {
-      {"error", status.message().empty() ? std::string(StatusCodeName(code)) : status.message()},
+      {"error", error},
       {"code", static_cast<int>(code)},
-      {"detail", status.ToString()},
+      {"detail", detail},
       {"instance", request_id},
       {"type", ErrorTypeUri(code)},
       {"title", std::string(StatusCodeName(code))},

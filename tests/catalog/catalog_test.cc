@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "store/memory_store.h"
+#include "testing/status_matchers.h"
 #include "testing/synthetic_dataset.h"
 
 namespace quiver::catalog {
@@ -40,6 +41,28 @@ class CatalogTest : public ::testing::Test {
   std::unique_ptr<Catalog> catalog_;
   Actor actor_{"tester", "req-1"};
 };
+
+// Any writer to the root can plant a record; one whose fields have the wrong types must not end
+// the process (recovery runs at every server start): nlohmann's typed reads throw on them.
+TEST_F(CatalogTest, AMistypedRecoveryIntentIsCorruptionNotACrash) {
+  for (const char* planted :
+       {R"({"op": 5})", R"({"op": "drop", "location": 7, "id": ["x"]})",
+        R"({"op": "rename", "source": ["a"], "dest": ["b"], "location": []})"}) {
+    SCOPED_TRACE(planted);
+    ASSERT_OK(store_->Put("_quiver/intents/planted.json", planted));
+    clock_.Advance(std::chrono::hours(1));
+    Status recovered = catalog_->Recover(std::chrono::seconds(0));
+    EXPECT_EQ(recovered.subcode(), Subcode::kCorruption) << recovered.ToString();
+    // Check reports it (or says the record is corrupt); it never ends the process either.
+    auto checked = catalog_->CheckConsistency(std::chrono::seconds(0));
+    if (checked.ok()) {
+      std::string problems = nlohmann::json(checked->problems).dump();
+      EXPECT_NE(problems.find("planted"), std::string::npos) << problems;
+    } else {
+      EXPECT_EQ(checked.status().subcode(), Subcode::kCorruption) << checked.status().ToString();
+    }
+  }
+}
 
 TEST_F(CatalogTest, CreateNamespaceModes) {
   MakeNamespace({"prod"}, {{"team", "ml"}});

@@ -250,6 +250,22 @@ TEST_F(OracleTest, CreateDoorsNameAMissingParentAndRefuseAnExistingOne) {
 // so a read or destructive door answers byte for byte as for any missing object (the name
 // aside), whoever asks; a create door refuses with a 400 that names the limit and no storage
 // key.
+// The project header too: a name longer than any project can have answers as a missing one.
+TEST_F(OracleTest, ATooLongProjectHeaderAnswersLikeAMissingProject) {
+  BuildWorld(World::kExists);
+  const std::string too_long(300, 'p');
+  for (const std::string caller : {"user:root", "user:stranger"}) {
+    Reply long_reply =
+        As(caller, {"POST", "/v1/namespace/ns/describe"}, {{"x-quiver-project", too_long}});
+    Reply missing_reply =
+        As(caller, {"POST", "/v1/namespace/ns/describe"}, {{"x-quiver-project", "zz"}});
+    EXPECT_EQ(missing_reply.status, 404) << caller << missing_reply.body;
+    EXPECT_EQ(long_reply.status, missing_reply.status) << caller << long_reply.body;
+    EXPECT_EQ(long_reply.Json().value("code", -1), missing_reply.Json().value("code", -2))
+        << caller << long_reply.body;
+  }
+}
+
 TEST_F(OracleTest, TooLongNamesAnswerExactlyLikeMissingOnes) {
   BuildWorld(World::kExists);
   // Each case: the too-long id and a missing one of the same shape; level i of a long id is

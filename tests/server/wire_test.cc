@@ -397,5 +397,18 @@ TEST_F(WireTest, EveryErrorCodeHasAnHttpStatusAndReachesTheWire) {
   }
 }
 
+// A failure of the server's own (an I/O error, a bug) answers 500 without its message, which
+// names paths on the server's disks: the client gets the request id, the log gets the rest.
+TEST_F(WireTest, AServerFailureDoesNotShowItsMessage) {
+  MakeTable({"t"});
+  faults_->FailAlways(StoreOp::kGet,
+                      Status::IOError("open /srv/secret/quiver-data/_quiver/x.json: EIO"));
+  auto reply = client_->Post("/v1/table/t/describe", json::object());
+  faults_->Clear();
+  ExpectError(reply, 500, 18, "io error");
+  EXPECT_EQ(reply.body.find("/srv/secret"), std::string::npos) << reply.body;
+  EXPECT_NE(reply.body.find("request id"), std::string::npos) << reply.body;
+}
+
 }  // namespace
 }  // namespace quiver::server::testing

@@ -267,7 +267,10 @@ Result<std::string> ResolveProject(catalog::Catalog& catalog, catalog::AccessCon
     return Status(StatusCode::kNamespaceNotFound, fmt::format("project '{}' does not exist", name));
   };
   if (!named.empty()) {
-    QV_RETURN_IF_ERROR(catalog::ValidateName(named, "project"));
+    // A name no project can have (too long) is simply missing, like any other: its refusal must
+    // not differ from a missing project's. A malformed one is still 400.
+    QV_RETURN_IF_ERROR(catalog::ValidateLookupId({named}, "project", /*allow_root=*/false));
+    if (!catalog::ValidateName(named, "project").ok()) return hidden(named);
     if (admin) {
       QV_RETURN_IF_ERROR(catalog.DescribeProject(named).status());
       return named;
