@@ -15,32 +15,17 @@
 #include "store/local_store.h"
 #include "store/store_uri.h"
 #include "testing/synthetic_dataset.h"
+#include "testing/temp_dir.h"
 
 namespace quiver::catalog {
 namespace {
 
 using nlohmann::json;
 
-// A fresh directory, removed with its contents (never through a link) on destruction.
-class TempDir {
+// Named for this file in $TMPDIR.
+class TempDir : public ::quiver::testing::TempDir {
  public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/qv-locations-XXXXXX";
-    char* made = ::mkdtemp(pattern.data());
-    char resolved[PATH_MAX];
-    path_ = made != nullptr && ::realpath(made, resolved) != nullptr ? resolved : pattern;
-  }
-  ~TempDir() {
-    ::nftw(
-        path_.c_str(),
-        [](const char* p, const struct stat*, int, struct FTW*) { return ::remove(p); }, 16,
-        FTW_DEPTH | FTW_PHYS);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : ::quiver::testing::TempDir("qv-locations") {}
 };
 
 class LocationsTest : public ::testing::Test {

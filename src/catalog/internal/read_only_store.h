@@ -9,29 +9,24 @@
 #include <string>
 
 #include "store/object_store.h"
+#include "store/store_wrapper.h"
 
 namespace quiver::catalog::internal {
 
-class ReadOnlyStore final : public ObjectStore {
+class ReadOnlyStore final : public StoreWrapper {
  public:
-  explicit ReadOnlyStore(std::shared_ptr<ObjectStore> inner) : inner_(std::move(inner)) {}
+  explicit ReadOnlyStore(std::shared_ptr<ObjectStore> inner)
+      : StoreWrapper(std::move(inner), "read-only") {}
 
-  Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
-  Status ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) override;
-  Result<ObjectMeta> Head(std::string_view key) override;
+  // Reads are forwarded by StoreWrapper; these refuse (a writer is refused at open, before a
+  // backend could create its temp file).
   Result<ObjectMeta> Put(std::string_view key, std::string_view data,
                          const PutOptions& options = {}) override;
   Result<std::unique_ptr<ObjectWriter>> OpenWriter(std::string_view key,
                                                    const PutOptions& options = {}) override;
   Status Delete(std::string_view key) override;
-  Result<ListPage> List(const ListOptions& options) override;
   Status Copy(std::string_view src, std::string_view dst) override;
   Result<SweepReport> Sweep(Duration min_age) override;
-  std::string Describe() const override;
-  std::string ExternalPath(std::string_view key) const override;
-
- private:
-  std::shared_ptr<ObjectStore> inner_;
 };
 
 }  // namespace quiver::catalog::internal
