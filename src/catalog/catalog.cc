@@ -609,12 +609,14 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
       if (record.status().IsNotFound()) continue;  // dropped meanwhile
       return record.status();                      // an unread record could hold this location
     }
-    QV_ASSIGN_OR_RETURN(
-        std::string other_where,
-        CanonicalTableLocation(record->body.value("root", ""), record->body.value("location", "")));
-    if (!LocationsOverlap(where, other_where)) continue;
+    // A record whose location cannot be resolved names no place this one could share (its
+    // table cannot be opened either; `catalog check` reports it): it is passed over, not allowed
+    // to fail every registration with its (another project's) root in the message.
+    auto other_where =
+        CanonicalTableLocation(record->body.value("root", ""), record->body.value("location", ""));
+    if (!other_where.ok() || !LocationsOverlap(where, *other_where)) continue;
     if (other.front() != id.front()) return no_dataset;
-    if (where == other_where) {
+    if (where == *other_where) {
       same_location = true;
     } else {
       nested_location = true;

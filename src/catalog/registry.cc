@@ -316,18 +316,23 @@ Result<uint64_t> Registry::WriteLogBatch(const std::vector<std::shared_ptr<Pendi
 
 void Registry::LogWriterLoop() {
   constexpr size_t kMaxBatch = 256;
+  constexpr size_t kMaxDeferred = 10'000;
   std::unique_lock<std::mutex> lock(log_mu_);
   while (true) {
     log_cv_.wait(lock, [&] { return log_stop_ || !log_queue_.empty(); });
     if (log_queue_.empty() && log_deferred_.empty()) return;  // stopping, everything written
     // Stopping with only deferred events: one last try.
     const bool last_try = log_queue_.empty();
+    // Every deferred event (they are older, and capped below) and then the queued ones: a batch
+    // always takes some of the queue, so the queue drains and the wait above cannot spin on a
+    // queue that a full batch of deferred events keeps out.
     std::vector<std::shared_ptr<PendingEvent>> batch;
-    for (auto* source : {&log_deferred_, &log_queue_}) {
-      while (!source->empty() && batch.size() < kMaxBatch) {
-        batch.push_back(std::move(source->front()));
-        source->pop_front();
-      }
+    batch.reserve(log_deferred_.size() + std::min(kMaxBatch, log_queue_.size()));
+    for (auto& pending : log_deferred_) batch.push_back(std::move(pending));
+    log_deferred_.clear();
+    for (size_t taken = 0; !log_queue_.empty() && taken < kMaxBatch; ++taken) {
+      batch.push_back(std::move(log_queue_.front()));
+      log_queue_.pop_front();
     }
     log_writing_ = true;
     uint64_t first = last_seq_ + 1;
@@ -350,8 +355,18 @@ void Registry::LogWriterLoop() {
           written.ok() ? Result<uint64_t>(*written + i) : Result<uint64_t>(written.status());
       batch[i]->done = true;
     }
-    // In front of what was queued meanwhile, in their order.
-    log_deferred_.insert(log_deferred_.begin(), std::make_move_iterator(kept.begin()),
+    // Kept in their order (the deferred list was emptied into the batch). Bounded: while the
+    // disk stays full the oldest are given up, counted in the log.
+    if (kept.size() > kMaxDeferred) {
+      const size_t lost = kept.size() - kMaxDeferred;
+      QV_LOG_WARN("change-log events given up while storage stays full", {{"events", lost}});
+      for (size_t i = 0; i < lost; ++i) {
+        kept[i]->seq = Result<uint64_t>(written.status());
+        kept[i]->done = true;
+      }
+      kept.erase(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(lost));
+    }
+    log_deferred_.assign(std::make_move_iterator(kept.begin()),
                          std::make_move_iterator(kept.end()));
     if (written.ok()) last_seq_ = std::max(last_seq_, *written + batch.size() - 1);
     log_writing_ = false;

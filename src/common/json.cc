@@ -80,6 +80,11 @@ class BoundedBuilder : public nlohmann::json_sax<Json> {
   // Places `v` where the text puts it: the root, the next array element, or the value of the
   // key just read. Returns where it went.
   Json* Put(Json&& v) {
+    if (++values_ > limits_.max_values) {
+      error_ = Status::InvalidInput(
+          fmt::format("JSON text holds more than {} values", limits_.max_values));
+      return nullptr;
+    }
     if (open_.empty()) {
       root_ = std::move(v);
       return &root_;
@@ -99,7 +104,9 @@ class BoundedBuilder : public nlohmann::json_sax<Json> {
           Status::InvalidInput(fmt::format("JSON nested deeper than {} levels", limits_.max_depth));
       return false;
     }
-    open_.push_back(Put(std::move(container)));
+    Json* opened = Put(std::move(container));
+    if (opened == nullptr) return false;
+    open_.push_back(opened);
     return true;
   }
 
@@ -109,6 +116,7 @@ class BoundedBuilder : public nlohmann::json_sax<Json> {
   }
 
   JsonLimits limits_;
+  size_t values_ = 0;
   Json root_;
   std::vector<Json*> open_;
   Json* next_ = nullptr;

@@ -36,15 +36,22 @@ namespace quiver {
 // a few kilobytes of stack.
 inline constexpr size_t kDefaultMaxJsonDepth = 64;
 
+// A bound on what one text may cost to parse: the parsed value takes 20-30x its text in memory
+// for small values (`[{},{},...]`), so a body's byte limit alone does not bound it. A million
+// values is far more than any body, record or token quiver defines, and some tens of megabytes.
+inline constexpr size_t kDefaultMaxJsonValues = 1'000'000;
+
 struct JsonLimits {
   // Most containers (objects and arrays) open at once: `1` and `{}` are depth 0 and 1.
   size_t max_depth = kDefaultMaxJsonDepth;
+  // Most values in all (every scalar, object and array counts one).
+  size_t max_values = kDefaultMaxJsonValues;
   bool reject_duplicate_keys = true;
 };
 
 // One JSON value (any type: callers check for the object they expect), with nothing after it but
-// whitespace. InvalidInput: "not valid JSON: <where and why>", "JSON nested deeper than N levels"
-// or "duplicate key 'k' in a JSON object".
+// whitespace. InvalidInput: "not valid JSON: <where and why>", "JSON nested deeper than N levels",
+// "JSON text holds more than N values" or "duplicate key 'k' in a JSON object".
 Result<nlohmann::json> ParseJson(std::string_view text, const JsonLimits& limits = {});
 // The same, keeping each object's keys in the order of the text (for records rewritten with the
 // same layout, such as Lance's refs).

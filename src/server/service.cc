@@ -60,7 +60,24 @@ std::set<std::string> NamespaceService::BackedOperations() const {
   return out;
 }
 
+// Admit runs on the transport's I/O threads, where an escaping exception would end the process
+// (a mistyped record read while authenticating, say): it is answered as a 500 instead, as
+// Handle's failures are.
 Admission NamespaceService::Admit(HttpRequest& request) {
+  try {
+    return AdmitRequest(request);
+  } catch (const std::exception& e) {
+    Admission admission;
+    if (request.request_id.empty()) request.request_id = NewUlid(clock_);
+    admission.refusal =
+        Finish(request, "Unrouted", clock_->MonotonicNanos(),
+               MakeErrorResponse(Status::Internal(fmt::format("unexpected failure: {}", e.what())),
+                                 request.request_id));
+    return admission;
+  }
+}
+
+Admission NamespaceService::AdmitRequest(HttpRequest& request) {
   int64_t start = clock_->MonotonicNanos();
   const std::string& client_id = request.Header("x-request-id");
   request.request_id = UsableRequestId(client_id) ? client_id : NewUlid(clock_);

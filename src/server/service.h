@@ -57,6 +57,7 @@ class NamespaceService {
   Metrics& metrics() { return metrics_; }
 
  private:
+  Admission AdmitRequest(HttpRequest& request);  // Admit without its exception barrier
   struct Handlers;
   HttpResponse Dispatch(HttpRequest& request, const std::string& request_id,
                         std::string* operation);

@@ -68,7 +68,10 @@ Status SetMtime(int fd, int64_t stamp_nanos, std::string_view what) {
 // followed: a link planted in a table must not lead into another table or out of the root).
 Result<UniqueFd> OpenObject(const std::string& root, std::string_view key, int flags,
                             struct stat* st) {
-  UniqueFd fd = OpenBeneath(root, key, flags);
+  // O_NONBLOCK: opening a FIFO planted in place of an object must not wait for a writer (it is
+  // refused below as not a file); it changes nothing for regular files. (O_PATH opens do not
+  // wait, and openat2 refuses O_PATH with other flags.)
+  UniqueFd fd = OpenBeneath(root, key, (flags & O_PATH) != 0 ? flags : flags | O_NONBLOCK);
   if (!fd.valid()) {
     if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV) {
       return Status::NotFound(fmt::format("object '{}' not found", key));
@@ -661,6 +664,8 @@ class ListWalker {
         status = StatusFromErrno(errno, "stat " + dir_path + "/" + entry.sort_name);
         break;
       }
+      // Replaced by a link (or anything but a file) since readdir: not an object.
+      if (!S_ISREG(st.st_mode)) continue;
       out_.push_back(MetaOf(std::move(full), st));
     }
     ::closedir(dir);

@@ -6,10 +6,35 @@
 
 #include <gtest/gtest.h>
 
+#include "store/fault_store.h"
 #include "store/memory_store.h"
 
 namespace quiver::catalog {
 namespace {
+
+// While the storage is full, events appended without waiting are kept for a later write; more
+// than a batch of them (256) must not keep the queue from draining: a waiting append then
+// answers (here: storage full) instead of waiting forever on a writer that retries the kept
+// events alone, and once there is room everything is written, in order.
+TEST(RegistryTest, KeptEventsNeverStarveTheQueueOnAFullDisk) {
+  auto memory = MemoryObjectStore::Create();
+  auto faults = std::make_shared<FaultInjectingStore>(memory);
+  auto registry = Registry::Open(faults);
+  ASSERT_TRUE(registry.ok()) << registry.status().ToString();
+  faults->FailAlways(StoreOp::kPut, StatusFromErrno(ENOSPC, "writing"));
+  for (int i = 0; i < 300; ++i) (*registry)->AppendLogAsync({{"action", "kept"}, {"n", i}});
+  (*registry)->FlushLog();
+  auto waited = (*registry)->AppendLog({{"action", "waited"}});
+  EXPECT_TRUE(waited.status().IsStorageFull()) << waited.status().ToString();
+  faults->Clear();
+  auto after = (*registry)->AppendLog({{"action", "after"}});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  auto events = (*registry)->ReadLog(0, 1000);
+  ASSERT_TRUE(events.ok()) << events.status().ToString();
+  ASSERT_EQ(events->size(), 301u);  // the 300 kept ones, then "after"
+  for (int i = 0; i < 300; ++i) EXPECT_EQ((*events)[i].value("n", -1), i);
+  EXPECT_EQ(events->back().value("action", ""), "after");
+}
 
 TEST(RegistryTest, StampsAnEmptyRootAndRefusesAnUnknownFormat) {
   auto store = MemoryObjectStore::Create();

@@ -72,6 +72,23 @@ TEST(ParseJsonTest, HundredThousandLevelsAreRefused) {
   }
 }
 
+// The parsed value costs 20-30x its text for small values: the count of values is bounded too,
+// so an 8 MiB `[{},{},...]` body (2.8 million values, ~220 MiB parsed) is refused.
+TEST(ParseJsonTest, TheNumberOfValuesIsBounded) {
+  std::string many = "[";
+  for (int i = 0; i < 2'800'000; ++i) many += i == 0 ? "{}" : ",{}";
+  many += "]";
+  auto refused = ParseJson(many);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("more than 1000000 values"), std::string::npos)
+      << refused.status().ToString();
+  JsonLimits three;
+  three.max_values = 3;
+  EXPECT_TRUE(ParseJson("[1, 2]", three).ok());      // the array and its two elements
+  EXPECT_FALSE(ParseJson("[1, 2, 3]", three).ok());  // four values
+  EXPECT_FALSE(ParseJson(R"({"a": {}, "b": 1})", three).ok());
+}
+
 TEST(ParseJsonTest, DuplicateKeysAreRefusedAtAnyDepth) {
   auto top = ParseJson(R"({"auth": true, "root": "x", "auth": false})");
   ASSERT_FALSE(top.ok());

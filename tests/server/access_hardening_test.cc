@@ -180,6 +180,51 @@ TEST_F(AccessHardeningTest, TheLastOwnerOfAnObjectCannotBeRevoked) {
   EXPECT_EQ(Root({"GET", "/v1/admin/consistency", ""}).Json()["problems"], json::array());
 }
 
+// Deleting every owner in one batch is refused as a whole: the rule is judged on the object's
+// final grants, before anything is written (it used to delete the first owner, then refuse the
+// second, and answer 409 with half the batch applied).
+TEST_F(AccessHardeningTest, ABatchRemovingEveryOwnerChangesNothing) {
+  StartAuthServer({"user:bob"});
+  Root({"POST", "/v1/namespace/ns/create"});
+  RootTable({"ns", "t"});
+  Grant({"user:bob#owner@table:default/ns/t", "user:bob#reader@project:default"});
+  auto before = Snapshot();
+  Reply refused =
+      Root({"POST", "/v1/access/tuples/delete",
+            json({{"deletes",
+                   {"user:root#owner@table:default/ns/t", "user:bob#owner@table:default/ns/t"}}})
+                .dump()},
+           409);
+  ExpectError(refused, 409, 3);
+  EXPECT_EQ(Snapshot(), before);
+  // Another object's edit in the same batch is not applied either.
+  Reply mixed =
+      Root({"POST", "/v1/access/tuples/delete",
+            json({{"deletes",
+                   {"user:bob#reader@project:default", "user:root#owner@table:default/ns/t",
+                    "user:bob#owner@table:default/ns/t"}}})
+                .dump()},
+           409);
+  ExpectError(mixed, 409, 3);
+  EXPECT_EQ(Snapshot(), before);
+}
+
+// A key record planted with a field of the wrong type is read while the request's header is
+// admitted, on the transport's own threads: it answers 500 (a corrupt record) instead of an
+// exception that ended the server.
+TEST_F(AccessHardeningTest, AMistypedKeyRecordIsA500NotACrash) {
+  StartAuthServer({"user:bob"});
+  const std::string record = "_quiver/access/keys/" + key_ids_["user:bob"] + ".json";
+  auto got = memory_->Get(record);
+  ASSERT_TRUE(got.ok()) << got.status().ToString() << " " << record;
+  json body = json::parse(got->data);
+  body["principal"] = 5;
+  ASSERT_TRUE(memory_->Put(record, body.dump(), PutOptions()).ok());
+  Reply reply = As("user:bob", {"GET", "/v1/access/whoami", ""});
+  EXPECT_EQ(reply.status, 500) << reply.body;
+  EXPECT_EQ(Root({"GET", "/v1/access/whoami", ""}).status, 200) << "the server still serves";
+}
+
 class FullDiskTest : public ServerFixture {};
 
 // A full disk answers 503 (ServiceUnavailable, retryable, with Retry-After) saying so, and a

@@ -137,6 +137,38 @@ bool SameGrant(const json& g, const Tuple& t) {
          g.value("relation", "") == catalog::authz::RelationName(t.relation);
 }
 
+// Applies `tuples` (all on one object) to its grants: adds, or removes, what they name. Removing
+// the last owner (a project's last admin) is refused: an object always keeps one, created with
+// its creator's, so that someone can govern it (a project's record is its existence);
+// CheckConsistency reports a record without one.
+Status EditGrants(json& grants, const std::vector<Tuple>& tuples, bool add) {
+  for (const Tuple& t : tuples) {
+    auto it =
+        std::find_if(grants.begin(), grants.end(), [&](const json& g) { return SameGrant(g, t); });
+    if (add) {
+      if (it == grants.end()) grants.push_back(GrantJson(t));
+    } else if (it != grants.end()) {
+      grants.erase(it);
+    }
+  }
+  if (add || tuples.empty() || tuples.front().object.type == ObjectType::kServer) {
+    return Status::OK();
+  }
+  const catalog::authz::ObjectRef& object = tuples.front().object;
+  const std::string_view owner = object.type == ObjectType::kProject ? "admin" : "owner";
+  const bool has_owner = std::any_of(grants.begin(), grants.end(), [&](const json& g) {
+    return g.is_object() && g.value("relation", "") == owner;
+  });
+  if (has_owner) return Status::OK();
+  for (const Tuple& t : tuples) {
+    if (catalog::authz::RelationName(t.relation) != owner) continue;
+    return Status(StatusCode::kNamespaceNotEmpty,
+                  fmt::format("{} is the last {} of {}; grant another {} first", t.subject, owner,
+                              catalog::authz::FormatObjectRef(object), owner));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
@@ -233,41 +265,36 @@ void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access
       }
       if (add) QV_RETURN_IF_ERROR(CheckMember(access, call, t));
     }
-    json changed = json::array();
+    // One edit per object, with all of its tuples, so that the owner rule is judged on the
+    // object's final grants; and every object's edit is tried on its current grants before any
+    // is written, so a refusal leaves the whole batch unapplied (a concurrent change can still
+    // make a later edit refuse, as a conflict would).
+    std::vector<std::pair<catalog::authz::ObjectRef, std::vector<Tuple>>> by_object;
     for (const Tuple& t : tuples) {
+      auto it = std::find_if(by_object.begin(), by_object.end(),
+                             [&](const auto& entry) { return entry.first == t.object; });
+      if (it == by_object.end()) {
+        by_object.push_back({t.object, {t}});
+      } else {
+        it->second.push_back(t);
+      }
+    }
+    auto edit_of = [add](const std::vector<Tuple>& object_tuples) {
+      return [add, &object_tuples](json& grants) -> Status {
+        return EditGrants(grants, object_tuples, add);
+      };
+    };
+    if (!add) {
+      for (const auto& [object, object_tuples] : by_object) {
+        QV_ASSIGN_OR_RETURN(json current, access.ReadGrantsOf(object));
+        QV_RETURN_IF_ERROR(edit_of(object_tuples)(current));
+      }
+    }
+    json changed = json::array();
+    for (const auto& [object, object_tuples] : by_object) {
       QV_RETURN_IF_ERROR(
-          access
-              .UpdateGrantsOf(
-                  t.object,
-                  [&](json& grants) -> Status {
-                    auto it = std::find_if(grants.begin(), grants.end(),
-                                           [&](const json& g) { return SameGrant(g, t); });
-                    if (add) {
-                      if (it == grants.end()) grants.push_back(GrantJson(t));
-                      return Status::OK();
-                    }
-                    if (it == grants.end()) return Status::OK();
-                    grants.erase(it);
-                    // An object always keeps an owner (a project an admin): created with its
-                    // creator's, it keeps one, so that someone can govern it (a project's record
-                    // is its existence). CheckConsistency reports a record without one.
-                    if (t.object.type == ObjectType::kServer) return Status::OK();
-                    const std::string_view owner =
-                        t.object.type == ObjectType::kProject ? "admin" : "owner";
-                    bool has_owner = std::any_of(grants.begin(), grants.end(), [&](const json& g) {
-                      return g.is_object() && g.value("relation", "") == owner;
-                    });
-                    if (catalog::authz::RelationName(t.relation) == owner && !has_owner) {
-                      return Status(
-                          StatusCode::kNamespaceNotEmpty,
-                          fmt::format("{} is the last {} of {}; grant another {} first", t.subject,
-                                      owner, catalog::authz::FormatObjectRef(t.object), owner));
-                    }
-                    return Status::OK();
-                  },
-                  ActorOf(call))
-              .status());
-      changed.push_back(catalog::authz::TupleToJson(t));
+          access.UpdateGrantsOf(object, edit_of(object_tuples), ActorOf(call)).status());
+      for (const Tuple& t : object_tuples) changed.push_back(catalog::authz::TupleToJson(t));
     }
     return JsonReply({{add ? "written" : "deleted", changed}});
   };

@@ -129,7 +129,8 @@ std::vector<std::string> Components(std::string_view rel) {
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 
-// Set once openat2 answered ENOSYS (an older kernel, or a seccomp filter that hides it).
+// Set once openat2 answered ENOSYS (an older kernel, or a seccomp filter that hides it), or
+// EPERM even for the root itself (a filter that refuses it).
 std::atomic<bool> no_openat2{false};
 
 }  // namespace
@@ -158,7 +159,27 @@ UniqueFd OpenBeneath(const std::string& root, std::string_view rel, int flags, m
     do {
       fd = ::syscall(SYS_openat2, root_fd.get(), joined.c_str(), &how, sizeof(how));
     } while (fd < 0 && (errno == EINTR || errno == EAGAIN));
-    if (fd >= 0 || errno != ENOSYS) return UniqueFd(static_cast<int>(fd));
+    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
+    if (errno == EPERM) {
+      // Some container runtimes' seccomp filters (Docker before 20.10) answer EPERM rather than
+      // ENOSYS for a system call they do not know. openat2 is unusable when even opening the
+      // root itself is refused that way; otherwise the EPERM is the file's own.
+      const int err = errno;
+      struct open_how probe = {};
+      probe.flags = O_PATH | O_CLOEXEC;
+      long p = ::syscall(SYS_openat2, root_fd.get(), ".", &probe, sizeof(probe));
+      if (p >= 0) {
+        ::close(static_cast<int>(p));
+        errno = err;
+        return UniqueFd(-1);
+      }
+      if (errno != EPERM && errno != ENOSYS) {
+        errno = err;
+        return UniqueFd(-1);
+      }
+    } else if (errno != ENOSYS) {
+      return UniqueFd(-1);
+    }
     no_openat2.store(true, std::memory_order_relaxed);
   }
   // Fallback: one directory at a time, never through a link.
