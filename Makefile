@@ -39,10 +39,8 @@ test-release: build
 
 # The sanitizer trees build at -O1 -g1 (not Debug's -O0 -g): about half the compile time and
 # faster tests, with assertions still on and line numbers in every report. Their tests run as
-# QUIVER_TEST_SHARDS gtest shards per binary rather than one process per test case. GCC's
-# -Wmaybe-uninitialized misfires inside libstdc++ (std::function in <regex>) at -O1 under the
-# sanitizers; the Release tree keeps the warning.
-SANITIZE_FLAGS := -O1 -g1 -Wno-maybe-uninitialized
+# QUIVER_TEST_SHARDS gtest shards per binary rather than one process per test case.
+SANITIZE_FLAGS := -O1 -g1
 
 test-asan: deps
 	cmake -S . -B build-asan $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Debug \
