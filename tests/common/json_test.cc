@@ -84,9 +84,10 @@ TEST(ParseJsonTest, TheNumberOfValuesIsBounded) {
       << refused.status().ToString();
   JsonLimits three;
   three.max_values = 3;
-  EXPECT_TRUE(ParseJson("[1, 2]", three).ok());      // the array and its two elements
-  EXPECT_FALSE(ParseJson("[1, 2, 3]", three).ok());  // four values
-  EXPECT_FALSE(ParseJson(R"({"a": {}, "b": 1})", three).ok());
+  EXPECT_TRUE(ParseJson("[1, 2]", three).ok());                // the array and its two elements
+  EXPECT_FALSE(ParseJson("[1, 2, 3]", three).ok());            // four values
+  EXPECT_TRUE(ParseJson(R"({"a": {}, "b": 1})", three).ok());  // the object, {} and 1
+  EXPECT_FALSE(ParseJson(R"({"a": {}, "b": 1, "c": 2})", three).ok());
 }
 
 TEST(ParseJsonTest, DuplicateKeysAreRefusedAtAnyDepth) {
