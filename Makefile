@@ -54,7 +54,7 @@ test-asan: deps
 # TSan builds and runs the binaries that exercise threads: common (the ThreadPool), store
 # (contended writers), catalog (concurrent catalog and AccessControl) and, labelled "tsan", the
 # Lance file reader's scans and the format property test (fields decode in parallel).
-TSAN_TARGETS := common_test store_test catalog_test format_test format_property_test
+TSAN_TARGETS := common_test testing_test store_test catalog_test format_test format_property_test
 
 test-tsan: deps
 	cmake -S . -B build-tsan $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
