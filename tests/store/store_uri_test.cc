@@ -91,23 +91,23 @@ TEST(StoreUriTest, NamedMemoryStoresAreSharedWithinTheProcess) {
 // locations is comparing places), and "inside" goes by whole segments.
 TEST(StoreUriTest, EverySpellingOfADirectoryHasOneCanonicalLocation) {
   TempDir dir;
-  ASSERT_EQ(::mkdir((dir.path() + "/root").c_str(), 0755), 0);
-  ASSERT_EQ(::symlink((dir.path() + "/root").c_str(), (dir.path() + "/link").c_str()), 0);
-  const std::string want = "file://" + dir.path() + "/root";
+  ASSERT_EQ(::mkdir((dir.path() + "/base").c_str(), 0755), 0);
+  ASSERT_EQ(::symlink((dir.path() + "/base").c_str(), (dir.path() + "/link").c_str()), 0);
+  const std::string want = "file://" + dir.path() + "/base";
   char old_cwd[4096];
   ASSERT_NE(::getcwd(old_cwd, sizeof(old_cwd)), nullptr);
   ASSERT_EQ(::chdir(dir.path().c_str()), 0);
-  auto relative = CanonicalLocation("root");
-  auto dotted = CanonicalLocation("./x/../root/");
+  auto relative = CanonicalLocation("base");
+  auto dotted = CanonicalLocation("./x/../base/");
   ASSERT_EQ(::chdir(old_cwd), 0);
   ASSERT_TRUE(relative.ok()) << relative.status().ToString();
   EXPECT_EQ(*relative, want);
   EXPECT_EQ(*dotted, want);
   for (const std::string& spelling :
-       {dir.path() + "/root", dir.path() + "/root/", dir.path() + "//root//",
-        dir.path() + "/root/./", dir.path() + "/root/sub/..", "file://" + dir.path() + "/root",
-        "file://" + dir.path() + "/root/", "file://localhost" + dir.path() + "/root",
-        "file://" + dir.path() + "/r%6Fot", dir.path() + "/link",
+       {dir.path() + "/base", dir.path() + "/base/", dir.path() + "//base//",
+        dir.path() + "/base/./", dir.path() + "/base/sub/..", "file://" + dir.path() + "/base",
+        "file://" + dir.path() + "/base/", "file://localhost" + dir.path() + "/base",
+        "file://" + dir.path() + "/b%61se", dir.path() + "/link",
         "file://" + dir.path() + "/link/"}) {
     auto canonical = CanonicalLocation(spelling);
     ASSERT_TRUE(canonical.ok()) << spelling << ": " << canonical.status().ToString();
