@@ -5,7 +5,8 @@
 #   make test         install deps, build, run the whole CTest suite, then again under
 #                     ASan+UBSan, then the store and catalog tests under TSan, then the fuzz targets for a
 #                     bounded time. Exit status is the truth.
-#   make fuzz         build the libFuzzer targets (clang, ASan+UBSan) and run each FUZZ_SECONDS
+#   make fuzz         build the libFuzzer targets (in the clang ASan+UBSan tree) and run each
+#                     FUZZ_SECONDS
 #   make build        Release build only (build/)
 #   make format-check clang-format --dry-run over src/ tests/ bench/
 #   make format       rewrite sources in place
@@ -42,10 +43,21 @@ test-release: build
 # QUIVER_TEST_SHARDS gtest shards per binary rather than one process per test case.
 SANITIZE_FLAGS := -O1 -g1
 
+# The ASan+UBSan tree is clang's, and one compile serves three checks: the sanitizer tests,
+# the libFuzzer targets (fuzz/, which need clang; every library is built with coverage for
+# them) and the lock annotations (-Wthread-safety, clang only). A tree left by GCC is
+# re-created.
+ASAN_CONFIGURE = if [ -f build-asan/CMakeCache.txt ] && \
+	    ! grep -q '^CMAKE_CXX_COMPILER:.*clang' build-asan/CMakeCache.txt; then \
+	  rm -rf build-asan; fi; \
+	CC=clang CXX=clang++ cmake -S . -B build-asan $(CMAKE_COMMON) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_FLAGS)" \
+	  -DQUIVER_TEST_SHARDS=4 -DQUIVER_SANITIZE=address,undefined -DQUIVER_FUZZ=ON \
+	  -DQUIVER_BUILD_BENCH=OFF >/dev/null
+FUZZERS := manifest_fuzzer deletion_fuzzer ipc_fuzzer lance_file_fuzzer
+
 test-asan: deps
-	cmake -S . -B build-asan $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=Debug \
-	  -DCMAKE_CXX_FLAGS_DEBUG="$(SANITIZE_FLAGS)" -DQUIVER_TEST_SHARDS=4 \
-	  -DQUIVER_SANITIZE=address,undefined -DQUIVER_BUILD_BENCH=OFF >/dev/null
+	$(ASAN_CONFIGURE)
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -65,15 +77,12 @@ test-tsan: deps
 	  ctest --output-on-failure -j $(CTEST_JOBS) --timeout 1800 -L "common|store|catalog|tsan"
 
 fuzz: deps
-	CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DQUIVER_SANITIZE=address,undefined -DQUIVER_FUZZ=ON -DQUIVER_BUILD_TESTS=OFF \
-	  -DQUIVER_BUILD_BENCH=OFF >/dev/null
-	cmake --build build-fuzz -j $(JOBS) --target manifest_fuzzer deletion_fuzzer ipc_fuzzer \
-	  lance_file_fuzzer
-	./scripts/run-fuzz.sh --pair build-fuzz/fuzz/manifest_fuzzer fuzz/corpus/manifest \
-	  build-fuzz/fuzz/deletion_fuzzer fuzz/corpus/deletion $(FUZZ_SECONDS)
-	./scripts/run-fuzz.sh --pair build-fuzz/fuzz/ipc_fuzzer fuzz/corpus/ipc \
-	  build-fuzz/fuzz/lance_file_fuzzer fuzz/corpus/lance_file $(FUZZ_SECONDS)
+	$(ASAN_CONFIGURE)
+	cmake --build build-asan -j $(JOBS) --target $(FUZZERS)
+	./scripts/run-fuzz.sh --pair build-asan/fuzz/manifest_fuzzer fuzz/corpus/manifest \
+	  build-asan/fuzz/deletion_fuzzer fuzz/corpus/deletion $(FUZZ_SECONDS)
+	./scripts/run-fuzz.sh --pair build-asan/fuzz/ipc_fuzzer fuzz/corpus/ipc \
+	  build-asan/fuzz/lance_file_fuzzer fuzz/corpus/lance_file $(FUZZ_SECONDS)
 
 format:
 	clang-format -i $(SOURCES)
@@ -90,4 +99,4 @@ bench: build
 	./bench/format/run.sh
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz  # build-fuzz: the old separate fuzz tree

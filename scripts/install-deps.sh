@@ -7,7 +7,8 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   build-essential g++ cmake ninja-build ccache pkg-config git clang-format
-  # sanitizer runtimes (gcc's ASan/UBSan/TSan); clang + its runtimes for the libFuzzer targets
+  # sanitizer runtimes: gcc's TSan (and ASan/UBSan); clang and its runtimes build the
+  # ASan+UBSan tree and the libFuzzer targets
   libasan8 libubsan1 libtsan2 clang libclang-rt-14-dev
   # libraries
   libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libboost-dev libssl-dev

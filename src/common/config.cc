@@ -61,7 +61,10 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"jwks_file", "--jwks-file", "QUIVER_JWKS_FILE", "",
        "bearer JWTs (RS256/ES256) are verified against this JWKS file"},
       {"jwks_url", "--jwks-url", "QUIVER_JWKS_URL", "",
-       "... or against the JWKS served at this loopback URL (http://127.0.0.1:PORT/...)"},
+       "... or against the JWKS served at this URL: https://HOST/... (an OIDC issuer's jwks_uri), "
+       "or plain http on the loopback interface only"},
+      {"jwks_ca_file", "--jwks-ca-file", "QUIVER_JWKS_CA_FILE", "",
+       "PEM CA certificates trusted for an https jwks_url (default: the system's CA store)"},
       {"jwt_issuer", "--jwt-issuer", "QUIVER_JWT_ISSUER", "", "required JWT `iss` (when set)"},
       {"jwt_audience", "--jwt-audience", "QUIVER_JWT_AUDIENCE", "",
        "required JWT `aud` (when set)"},
@@ -105,11 +108,9 @@ namespace {
 
 // Settings taken as given.
 const std::map<std::string_view, std::string Config::*> kTextSettings = {
-    {"admins", &Config::admins},
-    {"jwks_file", &Config::jwks_file},
-    {"jwks_url", &Config::jwks_url},
-    {"jwt_issuer", &Config::jwt_issuer},
-    {"jwt_audience", &Config::jwt_audience}};
+    {"admins", &Config::admins},         {"jwks_file", &Config::jwks_file},
+    {"jwks_url", &Config::jwks_url},     {"jwks_ca_file", &Config::jwks_ca_file},
+    {"jwt_issuer", &Config::jwt_issuer}, {"jwt_audience", &Config::jwt_audience}};
 
 // Integer settings and their ranges. The upper bounds are those of the consumers: the HTTP
 // parser's header limit is a uint32, and a timeout or interval must stay a valid

@@ -40,7 +40,8 @@ struct Config {
   bool auth = false;         // every request authenticates and is authorized
   std::string admins;        // comma-separated server-admin principals ("user:ops,user:sre")
   std::string jwks_file;     // bearer JWTs: the key set, from a file ...
-  std::string jwks_url;      // ... or a loopback URL
+  std::string jwks_url;      // ... or a URL (https; http on loopback only)
+  std::string jwks_ca_file;  // https jwks_url: PEM CA certificates to trust (default: system's)
   std::string jwt_issuer;    // required `iss` when set
   std::string jwt_audience;  // required `aud` when set
   uint64_t authz_refresh_ms = 1000;  // how stale another server's grant changes may be seen

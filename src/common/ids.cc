@@ -1,11 +1,11 @@
 #include "common/ids.h"
+#include "common/mutex.h"
 
 #include <sys/random.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 #include <fmt/format.h>
 
@@ -45,23 +45,26 @@ std::string NewUlid(const Clock* clock) {
 
   // 80 random bits; within one millisecond the previous value is incremented instead, so that
   // ULIDs of one process sort in creation order.
-  static std::mutex mu;
-  static uint64_t last_millis = 0;
-  static uint8_t last_rand[10] = {};
+  struct Last {
+    Mutex mu;
+    uint64_t millis GUARDED_BY(mu) = 0;
+    uint8_t rand[10] GUARDED_BY(mu) = {};
+  };
+  static Last* last = new Last();  // leaked: ULIDs may be made while statics are destroyed
   uint8_t rand[10];
   {
-    std::lock_guard<std::mutex> lock(mu);
-    if (millis <= last_millis && last_millis != 0) {
-      millis = last_millis;
-      std::memcpy(rand, last_rand, sizeof(rand));
+    MutexLock lock(&last->mu);
+    if (millis <= last->millis && last->millis != 0) {
+      millis = last->millis;
+      std::memcpy(rand, last->rand, sizeof(rand));
       for (int i = 9; i >= 0; --i) {
         if (++rand[i] != 0) break;
       }
     } else {
       RandomBytes(rand, sizeof(rand));
     }
-    last_millis = millis;
-    std::memcpy(last_rand, rand, sizeof(rand));
+    last->millis = millis;
+    std::memcpy(last->rand, rand, sizeof(rand));
   }
 
   // 128 bits = 48-bit time + 80-bit randomness, encoded as 26 base32 digits (the first digit

@@ -113,24 +113,24 @@ Logger& Logger::Default() {
 }
 
 void Logger::SetLevel(LogLevel level) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   level_ = level;
 }
 void Logger::SetFormat(LogFormat format) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   format_ = format;
 }
 void Logger::SetSink(Sink sink) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   sink_ = std::move(sink);
 }
 void Logger::SetClock(const Clock* clock) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   clock_ = clock;
 }
 
 bool Logger::Enabled(LogLevel level) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return level != LogLevel::kOff && level >= level_;
 }
 
@@ -139,7 +139,7 @@ std::string Logger::Format(LogLevel level, std::string_view message,
   LogFormat format;
   const Clock* clock;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     format = format_;
     clock = clock_ != nullptr ? clock_ : Clock::Real();
   }
@@ -172,7 +172,7 @@ std::string Logger::Format(LogLevel level, std::string_view message,
 void Logger::Log(LogLevel level, std::string_view message, std::initializer_list<LogField> fields) {
   if (!Enabled(level)) return;
   std::string line = Format(level, message, fields);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   if (sink_) {
     sink_(line);
   } else {

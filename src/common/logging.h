@@ -13,12 +13,12 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <variant>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/result.h"
 
 namespace quiver {
@@ -74,11 +74,11 @@ class Logger {
                      std::initializer_list<LogField> fields) const;
 
  private:
-  mutable std::mutex mu_;
-  LogLevel level_ = LogLevel::kInfo;
-  LogFormat format_ = LogFormat::kText;
-  Sink sink_;
-  const Clock* clock_ = nullptr;
+  mutable Mutex mu_;
+  LogLevel level_ GUARDED_BY(mu_) = LogLevel::kInfo;
+  LogFormat format_ GUARDED_BY(mu_) = LogFormat::kText;
+  Sink sink_ GUARDED_BY(mu_);
+  const Clock* clock_ GUARDED_BY(mu_) = nullptr;
 };
 
 }  // namespace quiver

@@ -3,24 +3,24 @@
 namespace quiver {
 
 void SyncPoints::Set(std::string point, Callback callback) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   callbacks_[std::move(point)] = std::make_shared<Callback>(std::move(callback));
 }
 
 void SyncPoints::Clear(const std::string& point) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   callbacks_.erase(point);
 }
 
 void SyncPoints::ClearAll() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   callbacks_.clear();
 }
 
 Status SyncPoints::Reach(std::string_view point) {
   std::shared_ptr<Callback> callback;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto hit = hits_.find(point);
     if (hit == hits_.end()) {
       hits_.emplace(std::string(point), 1);
@@ -35,31 +35,31 @@ Status SyncPoints::Reach(std::string_view point) {
 }
 
 uint64_t SyncPoints::HitCount(std::string_view point) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   auto it = hits_.find(point);
   return it == hits_.end() ? 0 : it->second;
 }
 
 void Gate::Arrive() {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   ++arrivals_;
   cv_.notify_all();
-  cv_.wait(lock, [this] { return open_; });
+  while (!open_) mu_.Await(cv_);
 }
 
 void Gate::WaitForArrivals(int n) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [this, n] { return arrivals_ >= n; });
+  MutexLock lock(&mu_);
+  while (arrivals_ < n) mu_.Await(cv_);
 }
 
 void Gate::Open() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   open_ = true;
   cv_.notify_all();
 }
 
 int Gate::arrivals() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return arrivals_;
 }
 

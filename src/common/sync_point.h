@@ -16,10 +16,10 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 
+#include "common/mutex.h"
 #include "common/status.h"
 
 namespace quiver {
@@ -40,9 +40,9 @@ class SyncPoints {
   uint64_t HitCount(std::string_view point) const;
 
  private:
-  mutable std::mutex mu_;
-  std::map<std::string, std::shared_ptr<Callback>, std::less<>> callbacks_;
-  std::map<std::string, uint64_t, std::less<>> hits_;
+  mutable Mutex mu_;
+  std::map<std::string, std::shared_ptr<Callback>, std::less<>> callbacks_ GUARDED_BY(mu_);
+  std::map<std::string, uint64_t, std::less<>> hits_ GUARDED_BY(mu_);
 };
 
 // A gate threads arrive at and wait behind until it is opened. Lets a test hold N threads at a
@@ -60,10 +60,10 @@ class Gate {
   SyncPoints::Callback AsCallback();
 
  private:
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable cv_;
-  int arrivals_ = 0;
-  bool open_ = false;
+  int arrivals_ GUARDED_BY(mu_) = 0;
+  bool open_ GUARDED_BY(mu_) = false;
 };
 
 }  // namespace quiver

@@ -13,7 +13,7 @@ ThreadPool::ThreadPool(size_t threads) {
 
 ThreadPool::~ThreadPool() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
   cv_.notify_all();
@@ -29,7 +29,7 @@ ThreadPool* ThreadPool::Cpu() {
 
 void ThreadPool::Submit(std::function<void()> job) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     queue_.push_back(std::move(job));
   }
   cv_.notify_one();
@@ -39,8 +39,8 @@ void ThreadPool::WorkerLoop() {
   while (true) {
     std::function<void()> job;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      MutexLock lock(&mu_);
+      while (!stopping_ && queue_.empty()) mu_.Await(cv_);
       if (queue_.empty()) return;  // stopping, and drained
       job = std::move(queue_.front());
       queue_.pop_front();
@@ -59,8 +59,8 @@ Status ThreadPool::ParallelFor(size_t n, const std::function<Status(size_t)>& ta
   // no task left and touch nothing but this block).
   struct Shared {
     std::atomic<size_t> next{0};
-    size_t done = 0;  // guarded by mu
-    std::mutex mu;
+    Mutex mu;
+    size_t done GUARDED_BY(mu) = 0;
     std::condition_variable cv;
     std::vector<Status> results;
     const std::function<Status(size_t)>* task = nullptr;
@@ -77,7 +77,7 @@ Status ThreadPool::ParallelFor(size_t n, const std::function<Status(size_t)>& ta
       ++ran;
     }
     if (ran > 0) {
-      std::lock_guard<std::mutex> lock(s.mu);
+      MutexLock lock(&s.mu);
       s.done += ran;
       if (s.done == s.n) s.cv.notify_all();
     }
@@ -86,8 +86,8 @@ Status ThreadPool::ParallelFor(size_t n, const std::function<Status(size_t)>& ta
   for (size_t h = 0; h < helpers; ++h) Submit([shared, drain] { drain(*shared); });
   drain(*shared);
   {
-    std::unique_lock<std::mutex> lock(shared->mu);
-    shared->cv.wait(lock, [&] { return shared->done == shared->n; });
+    MutexLock lock(&shared->mu);
+    while (shared->done != shared->n) shared->mu.Await(shared->cv);
   }
   for (Status& s : shared->results) {
     if (!s.ok()) return std::move(s);

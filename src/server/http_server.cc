@@ -19,6 +19,7 @@
 #include <boost/beast/http.hpp>
 
 #include "common/logging.h"
+#include "common/mutex.h"
 #include "common/sync_point.h"
 
 namespace quiver::server {
@@ -57,8 +58,8 @@ struct Shared {
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> inflight_body_bytes{0};
   std::atomic<uint64_t> unauthenticated_body_bytes{0};  // a part of inflight_body_bytes
-  std::mutex mu;
-  std::set<std::shared_ptr<Session>> sessions;  // guarded by mu
+  Mutex mu;
+  std::set<std::shared_ptr<Session>> sessions GUARDED_BY(mu);
 
   // Takes `n` bytes of the body budget; false (nothing taken) when they do not fit. The bodies
   // of unauthenticated requests share a quarter of it, so that they cannot spend it all.
@@ -364,7 +365,7 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.socket().close(ec);
     {
-      std::lock_guard<std::mutex> lock(shared_->mu);
+      MutexLock lock(&shared_->mu);
       shared_->sessions.erase(shared_from_this());
     }
     if (shared_->on_session_closed) shared_->on_session_closed();
@@ -442,7 +443,7 @@ struct HttpServer::Impl {
     auto session = std::make_shared<Session>(std::move(socket), shared);
     size_t open = 0;
     {
-      std::lock_guard<std::mutex> lock(shared->mu);
+      MutexLock lock(&shared->mu);
       shared->sessions.insert(session);
       open = shared->sessions.size();
     }
@@ -468,7 +469,7 @@ struct HttpServer::Impl {
     asio::post(strand, [this] {
       size_t open = 0;
       {
-        std::lock_guard<std::mutex> lock(shared->mu);
+        MutexLock lock(&shared->mu);
         open = shared->sessions.size();
       }
       // The burst is over once the pressure has clearly gone (no log line per close).
@@ -565,7 +566,7 @@ void HttpServer::Shutdown() {
       impl->backoff_timer.cancel();
       std::vector<std::shared_ptr<Session>> sessions;
       {
-        std::lock_guard<std::mutex> lock(impl->shared->mu);
+        MutexLock lock(&impl->shared->mu);
         sessions.assign(impl->shared->sessions.begin(), impl->shared->sessions.end());
       }
       for (auto& session : sessions) session->Stop();

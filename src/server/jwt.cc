@@ -429,7 +429,12 @@ Result<std::unique_ptr<JwtVerifier>> JwtVerifier::Create(const JwtOptions& optio
         fmt::format("JWT: clock skew must be 0..{} seconds", kMaxSkewSeconds));
   }
   if (!options.jwks_url.empty()) {
-    QV_RETURN_IF_ERROR(internal::ParseLoopbackUrl(options.jwks_url).status());
+    QV_ASSIGN_OR_RETURN(internal::JwksUrl url, internal::ParseJwksUrl(options.jwks_url));
+    if (!options.jwks_ca_file.empty() && !url.tls) {
+      return Status::InvalidInput("JWT: jwks_ca_file applies to an https:// jwks_url only");
+    }
+  } else if (!options.jwks_ca_file.empty()) {
+    return Status::InvalidInput("JWT: jwks_ca_file applies to an https:// jwks_url only");
   }
   const Clock* clock = options.clock != nullptr ? options.clock : Clock::Real();
   std::unique_ptr<JwtVerifier> verifier(new JwtVerifier(options, clock));
@@ -438,7 +443,7 @@ Result<std::unique_ptr<JwtVerifier>> JwtVerifier::Create(const JwtOptions& optio
 }
 
 Status JwtVerifier::Reload() {
-  std::lock_guard lock(load_mu_);
+  MutexLock lock(&load_mu_);
   return LoadKeysLocked();
 }
 
@@ -452,19 +457,22 @@ Status JwtVerifier::LoadKeysLocked() const {
     text = ReadJwksFile(options_.jwks_file);
   } else {
     source = "URL " + options_.jwks_url;
-    text = internal::FetchLoopbackUrl(options_.jwks_url, kFetchTimeoutMs);
+    internal::FetchOptions fetch;
+    fetch.timeout_ms = kFetchTimeoutMs;
+    fetch.ca_file = options_.jwks_ca_file;
+    text = internal::FetchJwksUrl(options_.jwks_url, fetch);
   }
   if (!text.ok()) return text.status();
   QV_ASSIGN_OR_RETURN(std::vector<Jwk> keys, ParseJwks(*text, source));
   auto set = std::make_shared<KeySet>();
   set->keys = std::move(keys);
-  std::unique_lock lock(mu_);
+  WriterLock lock(&mu_);
   keys_ = std::move(set);
   return Status::OK();
 }
 
 void JwtVerifier::ReloadForUnknownKid(std::string* note) const {
-  std::lock_guard lock(load_mu_);
+  MutexLock lock(&load_mu_);
   if (clock_->MonotonicNanos() - last_load_nanos_ < kReloadIntervalNanos) {
     *note = "keys loaded less than 30 s ago";
     return;
@@ -474,7 +482,7 @@ void JwtVerifier::ReloadForUnknownKid(std::string* note) const {
 }
 
 std::shared_ptr<const JwtVerifier::KeySet> JwtVerifier::Snapshot() const {
-  std::shared_lock lock(mu_);
+  ReaderLock lock(&mu_);
   return keys_;
 }
 

@@ -20,25 +20,25 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/result.h"
 
 namespace quiver::server {
 
 struct JwtOptions {
   std::string jwks_file;  // path to a JWKS JSON document ({"keys":[...]})
-  // http://127.0.0.1[:PORT]/path, http://localhost/..., http://[::1]/...; any other host is
-  // InvalidInput (quiver never sends traffic off the machine).
+  // https://HOST[:PORT]/path (an OIDC issuer's jwks_uri; the certificate is verified), or plain
+  // http on the loopback interface only (internal/jwks_fetch.h says why).
   std::string jwks_url;
-  std::string issuer;    // when non-empty, `iss` must equal it
-  std::string audience;  // when non-empty, `aud` (string or array of strings) must contain it
+  std::string jwks_ca_file;  // https: PEM CA certificates to trust instead of the system's
+  std::string issuer;        // when non-empty, `iss` must equal it
+  std::string audience;      // when non-empty, `aud` (string or array of strings) must contain it
   int64_t clock_skew_seconds = 60;  // allowance for exp / nbf / iat; 0..86400
   const Clock* clock = nullptr;     // nullptr = Clock::Real()
 };
@@ -53,7 +53,8 @@ struct JwtClaims {
 class JwtVerifier {
  public:
   // Loads the key set. Exactly one of jwks_file / jwks_url must be set, else InvalidInput; a
-  // non-loopback URL or a skew outside 0..86400 is InvalidInput. A JWKS that does not parse or
+  // URL jwks_fetch.h refuses (plain http off the loopback interface, say), a CA file without an
+  // https URL, or a skew outside 0..86400 is InvalidInput. A JWKS that does not parse or
   // holds no usable key is InvalidInput naming the source; an unreadable file or unreachable
   // URL is IOError.
   static Result<std::unique_ptr<JwtVerifier>> Create(const JwtOptions& options);
@@ -78,8 +79,7 @@ class JwtVerifier {
 
   // Reads and parses the configured source and swaps the result into keys_. Const so that
   // Verify can call it: the key set is the only state it changes, and that sits behind mu_.
-  // REQUIRES: load_mu_ held.
-  Status LoadKeysLocked() const;
+  Status LoadKeysLocked() const REQUIRES(load_mu_);
   // Verify's reload for an unknown kid: loads unless a load started less than 30 s ago (by the
   // clock). `*note` says what happened, for the rejection reason if the kid stays unknown.
   void ReloadForUnknownKid(std::string* note) const;
@@ -88,12 +88,12 @@ class JwtVerifier {
   const JwtOptions options_;
   const Clock* const clock_;
 
-  mutable std::shared_mutex mu_;
-  mutable std::shared_ptr<const KeySet> keys_;  // guarded by mu_; never null after Create
+  mutable SharedMutex mu_;
+  mutable std::shared_ptr<const KeySet> keys_ GUARDED_BY(mu_);  // never null after Create
 
   // Serializes loads (so that a burst of unknown kids costs one fetch) and rate-limits them.
-  mutable std::mutex load_mu_;
-  mutable int64_t last_load_nanos_ = 0;  // guarded by load_mu_; clock_->MonotonicNanos()
+  mutable Mutex load_mu_;
+  mutable int64_t last_load_nanos_ GUARDED_BY(load_mu_) = 0;  // clock_->MonotonicNanos()
 };
 
 }  // namespace quiver::server

@@ -5,7 +5,7 @@
 namespace quiver::server {
 
 void Metrics::Record(const std::string& operation, int status, double seconds) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   ++requests_[{operation, status}];
   Histogram& h = latency_[operation];
   for (size_t i = 0; i < kBucketsSeconds.size(); ++i) {
@@ -18,7 +18,7 @@ void Metrics::Record(const std::string& operation, int status, double seconds) {
 std::string Metrics::Render(const std::vector<Sample>& extra) const {
   std::string out;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     out += "# HELP quiver_requests_total HTTP requests served, by operation and status.\n";
     out += "# TYPE quiver_requests_total counter\n";
     for (const auto& [key, count] : requests_) {

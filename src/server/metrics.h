@@ -7,10 +7,11 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "common/mutex.h"
 
 namespace quiver::server {
 
@@ -37,9 +38,10 @@ class Metrics {
     uint64_t count = 0;
     double sum = 0;
   };
-  mutable std::mutex mu_;
-  std::map<std::pair<std::string, int>, uint64_t> requests_;  // (operation, status) -> count
-  std::map<std::string, Histogram> latency_;                  // operation -> histogram
+  mutable Mutex mu_;
+  // (operation, status) -> count
+  std::map<std::pair<std::string, int>, uint64_t> requests_ GUARDED_BY(mu_);
+  std::map<std::string, Histogram> latency_ GUARDED_BY(mu_);  // operation -> histogram
 };
 
 }  // namespace quiver::server

@@ -95,6 +95,7 @@ Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
     JwtOptions jwt_options;
     jwt_options.jwks_file = config.jwks_file;
     jwt_options.jwks_url = config.jwks_url;
+    jwt_options.jwks_ca_file = config.jwks_ca_file;
     jwt_options.issuer = config.jwt_issuer;
     jwt_options.audience = config.jwt_audience;
     QV_ASSIGN_OR_RETURN(jwt, JwtVerifier::Create(jwt_options));

@@ -31,7 +31,7 @@ FaultInjectingStore::~FaultInjectingStore() {
 }
 
 void FaultInjectingStore::Arm(Rule rule) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   rules_.push_back(std::move(rule));
 }
 
@@ -61,19 +61,19 @@ Status FaultInjectingStore::CrashNthPutBeforePublish(uint64_t n) {
 }
 
 void FaultInjectingStore::Clear() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   rules_.clear();
 }
 
 uint64_t FaultInjectingStore::fired() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   return fired_;
 }
 
 Status FaultInjectingStore::BeforeTarget(int target, bool* crash) {
   Action action;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     for (Rule& rule : rules_) {
       if (rule.target != target || rule.spent) continue;
       ++rule.seen;

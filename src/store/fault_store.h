@@ -23,9 +23,9 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/sync_point.h"
 #include "store/object_store.h"
 #include "store/store_wrapper.h"
@@ -79,9 +79,9 @@ class FaultInjectingStore final : public StoreWrapper {
   Status BeforeTarget(int target, bool* crash);
 
   SyncPoints* inner_points_;
-  mutable std::mutex mu_;
-  std::vector<Rule> rules_;
-  uint64_t fired_ = 0;
+  mutable Mutex mu_;
+  std::vector<Rule> rules_ GUARDED_BY(mu_);
+  uint64_t fired_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace quiver

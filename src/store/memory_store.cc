@@ -3,11 +3,10 @@
 #include <atomic>
 #include <cstring>
 #include <map>
-#include <mutex>
-#include <shared_mutex>
 
 #include <fmt/format.h>
 
+#include "common/mutex.h"
 #include "store/key.h"
 
 namespace quiver {
@@ -17,8 +16,8 @@ struct MemoryObjectStore::Shared {
     std::string data;
     ObjectMeta meta;
   };
-  std::shared_mutex mu;
-  std::map<std::string, Object, std::less<>> objects;
+  SharedMutex mu;
+  std::map<std::string, Object, std::less<>> objects GUARDED_BY(mu);
 };
 
 namespace {
@@ -42,12 +41,15 @@ std::shared_ptr<MemoryObjectStore> MemoryObjectStore::Create(MemoryStoreOptions 
 
 std::shared_ptr<MemoryObjectStore> MemoryObjectStore::Named(const std::string& name,
                                                             MemoryStoreOptions options) {
-  static std::mutex mu;
-  static auto* registry = new std::map<std::string, std::shared_ptr<Shared>>();
+  struct Registry {
+    Mutex mu;
+    std::map<std::string, std::shared_ptr<Shared>> by_name GUARDED_BY(mu);
+  };
+  static auto* registry = new Registry();  // leaked: named stores may outlive static destruction
   std::shared_ptr<Shared> shared;
   {
-    std::lock_guard<std::mutex> lock(mu);
-    auto& slot = (*registry)[name];
+    MutexLock lock(&registry->mu);
+    auto& slot = registry->by_name[name];
     if (!slot) slot = std::make_shared<Shared>();
     shared = slot;
   }
@@ -56,7 +58,7 @@ std::shared_ptr<MemoryObjectStore> MemoryObjectStore::Named(const std::string& n
 
 Result<GetResult> MemoryObjectStore::Get(std::string_view key, std::optional<ByteRange> range) {
   QV_RETURN_IF_ERROR(ValidateKey(key));
-  std::shared_lock lock(shared_->mu);
+  ReaderLock lock(&shared_->mu);
   auto it = shared_->objects.find(key);
   if (it == shared_->objects.end()) {
     return Status::NotFound(fmt::format("object '{}' not found", key));
@@ -67,7 +69,7 @@ Result<GetResult> MemoryObjectStore::Get(std::string_view key, std::optional<Byt
 
 Status MemoryObjectStore::ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) {
   QV_RETURN_IF_ERROR(ValidateKey(key));
-  std::shared_lock lock(shared_->mu);
+  ReaderLock lock(&shared_->mu);
   auto it = shared_->objects.find(key);
   if (it == shared_->objects.end()) {
     return Status::NotFound(fmt::format("object '{}' not found", key));
@@ -80,7 +82,7 @@ Status MemoryObjectStore::ReadAt(std::string_view key, uint64_t offset, std::spa
 
 Result<ObjectMeta> MemoryObjectStore::Head(std::string_view key) {
   QV_RETURN_IF_ERROR(ValidateKey(key));
-  std::shared_lock lock(shared_->mu);
+  ReaderLock lock(&shared_->mu);
   auto it = shared_->objects.find(key);
   if (it == shared_->objects.end()) {
     return Status::NotFound(fmt::format("object '{}' not found", key));
@@ -97,7 +99,7 @@ Result<ObjectMeta> MemoryObjectStore::Put(std::string_view key, std::string_view
   QV_SYNC_POINT(sp, store_points::kPutTempSynced);
   ObjectMeta meta{std::string(key), data.size(), NextEtag(), options_.clock->NowNanos()};
   {
-    std::unique_lock lock(shared_->mu);
+    WriterLock lock(&shared_->mu);
     auto it = shared_->objects.find(key);
     if (options.mode == PutMode::kCreateOnly && it != shared_->objects.end()) {
       return Status::AlreadyExists(fmt::format("object '{}' already exists", key));
@@ -122,7 +124,7 @@ Result<ObjectMeta> MemoryObjectStore::Put(std::string_view key, std::string_view
 
 Status MemoryObjectStore::Delete(std::string_view key) {
   QV_RETURN_IF_ERROR(ValidateKey(key));
-  std::unique_lock lock(shared_->mu);
+  WriterLock lock(&shared_->mu);
   auto it = shared_->objects.find(key);
   if (it != shared_->objects.end()) shared_->objects.erase(it);
   return Status::OK();
@@ -131,7 +133,7 @@ Status MemoryObjectStore::Delete(std::string_view key) {
 Result<ListPage> MemoryObjectStore::List(const ListOptions& options) {
   QV_RETURN_IF_ERROR(ValidateListOptions(options));
   ListPage page;
-  std::shared_lock lock(shared_->mu);
+  ReaderLock lock(&shared_->mu);
   auto it = options.start_after < options.prefix
                 ? shared_->objects.lower_bound(options.prefix)
                 : shared_->objects.upper_bound(options.start_after);
@@ -149,7 +151,7 @@ Result<ListPage> MemoryObjectStore::List(const ListOptions& options) {
 Status MemoryObjectStore::Copy(std::string_view src, std::string_view dst) {
   QV_RETURN_IF_ERROR(ValidateKey(src));
   QV_RETURN_IF_ERROR(ValidateKey(dst));
-  std::unique_lock lock(shared_->mu);
+  WriterLock lock(&shared_->mu);
   auto it = shared_->objects.find(src);
   if (it == shared_->objects.end()) {
     return Status::NotFound(fmt::format("copy source '{}' not found", src));

@@ -96,6 +96,7 @@ TEST(ConfigTest, OptionsAreDeclaredConsistently) {
                                          "admins",
                                          "jwks_file",
                                          "jwks_url",
+                                         "jwks_ca_file",
                                          "jwt_issuer",
                                          "jwt_audience",
                                          "authz_refresh_ms"}));

@@ -30,6 +30,7 @@
 #include "server/internal/jwks_fetch.h"
 #include "server/service.h"
 #include "store/memory_store.h"
+#include "tls_test_server.h"
 
 namespace quiver::server {
 namespace {
@@ -642,15 +643,24 @@ TEST_F(JwtTest, CreateValidatesOptionsAndTheKeySet) {
   negative.clock_skew_seconds = -1;
   expect_invalid(negative, "skew");
 
-  // Off-machine URLs are refused before any connection is attempted.
-  for (std::string url : {"http://example.com/jwks", "https://127.0.0.1/jwks", "http://10.0.0.1/",
-                          "http://127.0.0.2/", "http://localhost.evil.test/",
-                          "http://127.0.0.1@evil.test/", "http://[::ffff:127.0.0.1]/"}) {
+  // Clear text off the loopback interface is refused before any connection is attempted.
+  for (std::string url : {"http://example.com/jwks", "http://10.0.0.1/", "http://127.0.0.2/",
+                          "http://localhost.evil.test/", "http://127.0.0.1@evil.test/",
+                          "http://[::ffff:127.0.0.1]/"}) {
     JwtOptions o = Options();
     o.jwks_file.clear();
     o.jwks_url = url;
     expect_invalid(o, url);
   }
+  // A CA file is for an https URL.
+  JwtOptions ca_with_file = Options();
+  ca_with_file.jwks_ca_file = "/etc/ssl/certs/ca-certificates.crt";
+  expect_invalid(ca_with_file, "jwks_ca_file");
+  JwtOptions ca_with_http = Options();
+  ca_with_http.jwks_file.clear();
+  ca_with_http.jwks_url = "http://127.0.0.1:1/jwks";
+  ca_with_http.jwks_ca_file = "/etc/ssl/certs/ca-certificates.crt";
+  expect_invalid(ca_with_http, "jwks_ca_file");
 
   WriteFile("{not json");
   expect_invalid(Options(), jwks_path_);
@@ -677,61 +687,8 @@ TEST_F(JwtTest, CreateValidatesOptionsAndTheKeySet) {
   EXPECT_NE(r.status().message().find("absent.json"), std::string::npos);
 }
 
-// ---- JWKS over loopback HTTP --------------------------------------------------------------
-
-TEST(JwtUrlTest, OnlyLoopbackUrlsParse) {
-  struct Case {
-    std::string url, host;
-    uint16_t port;
-    std::string target;
-  };
-  for (const Case& c : std::vector<Case>{
-           {"http://127.0.0.1:8080/jwks.json", "127.0.0.1", 8080, "/jwks.json"},
-           {"http://127.0.0.1", "127.0.0.1", 80, "/"},
-           {"HTTP://LocalHost/x?y=1#frag", "127.0.0.1", 80, "/x?y=1"},
-           {"http://localhost:9?q", "127.0.0.1", 9, "/?q"},
-           {"http://[::1]:9000", "::1", 9000, "/"},
-           {"http://[::1]/.well-known/jwks.json", "::1", 80, "/.well-known/jwks.json"},
-       }) {
-    auto parsed = internal::ParseLoopbackUrl(c.url);
-    ASSERT_TRUE(parsed.ok()) << c.url << ": " << parsed.status().ToString();
-    EXPECT_EQ(parsed->host, c.host) << c.url;
-    EXPECT_EQ(parsed->port, c.port) << c.url;
-    EXPECT_EQ(parsed->target, c.target) << c.url;
-  }
-  for (std::string url : {"https://127.0.0.1/",
-                          "ftp://127.0.0.1/",
-                          "127.0.0.1/jwks",
-                          "http://",
-                          "http://example.com/",
-                          "http://127.0.0.2/",
-                          "http://10.0.0.1/",
-                          "http://0.0.0.0/",
-                          "http://localhost.evil.test/",
-                          "http://localhost./",
-                          "http://127.0.0.1.nip.io/",
-                          "http://user@127.0.0.1/",
-                          "http://127.0.0.1@evil.test/",
-                          "http://127.0.0.1:0/",
-                          "http://127.0.0.1:70000/",
-                          "http://127.0.0.1:/",
-                          "http://127.0.0.1:8o/",
-                          "http://[::2]/",
-                          "http://[::1/",
-                          "http://[::1]x/",
-                          "http://[::ffff:127.0.0.1]/",
-                          "http://0x7f000001/",
-                          "http://2130706433/",
-                          "http://127.0.0.1/a b",
-                          "http://127.0.0.1/\r\nX-Injected: 1"}) {
-    auto parsed = internal::ParseLoopbackUrl(url);
-    ASSERT_FALSE(parsed.ok()) << url;
-    EXPECT_EQ(parsed.status().code(), StatusCode::kInvalidInput) << url;
-  }
-  auto refused = internal::FetchLoopbackUrl("http://example.com/", 1000);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidInput);
-}
+// ---- JWKS over loopback HTTP, and over HTTPS ----------------------------------------------
+// (which URLs are accepted: jwks_fetch_test.cc)
 
 // A JWKS served by quiver's own HttpServer on an ephemeral port.
 class JwtUrlServerTest : public JwtTest {
@@ -836,9 +793,37 @@ TEST_F(JwtUrlServerTest, FetchFailuresAreReported) {
   EXPECT_EQ(weak.status().code(), StatusCode::kInvalidInput);
   EXPECT_NE(weak.status().message().find(url_), std::string::npos) << weak.status().ToString();
 
-  auto fetched = internal::FetchLoopbackUrl(url_, 5000);
+  internal::FetchOptions fetch;
+  auto fetched = internal::FetchJwksUrl(url_, fetch);
   ASSERT_TRUE(fetched.ok()) << fetched.status().ToString();
   EXPECT_EQ(json::parse(*fetched)["keys"][0]["kid"], "weak");
+}
+
+// An identity provider over HTTPS (an OIDC issuer's jwks_uri), trusted through jwks_ca_file:
+// keys load, tokens verify, rotation re-fetches; without the CA nothing loads.
+TEST_F(JwtTest, JwksServedOverHttpsVerifiesTokens) {
+  auto certificate = testing::MakeSelfSignedCertificate({"DNS:localhost", "IP:127.0.0.1"});
+  std::string ca_file = dir_ + "/idp-ca.pem";
+  std::ofstream(ca_file) << certificate.cert_pem;
+  auto idp = testing::TlsTestServer::Start(certificate, "/.well-known/jwks.json",
+                                           json{{"keys", {K().rsa.Jwk("rsa-1")}}}.dump());
+  ASSERT_NE(idp, nullptr);
+  JwtOptions o = Options();
+  o.jwks_file.clear();
+  o.jwks_url = "https://localhost:" + std::to_string(idp->port()) + "/.well-known/jwks.json";
+  o.jwks_ca_file = ca_file;
+  auto v = Make(o);
+  ASSERT_NE(v, nullptr);
+  ExpectAccepted(*v, Mint(K().rsa, "rsa-1", Claims()));
+  idp->SetBody(json{{"keys", {K().rsa.Jwk("rsa-1"), K().ec.Jwk("ec-2")}}}.dump());
+  clock_.Advance(std::chrono::seconds(31));
+  ExpectAccepted(*v, Mint(K().ec, "ec-2", Claims(Now())));
+  EXPECT_EQ(idp->hits(), 2);
+
+  o.jwks_ca_file.clear();  // the system's CA store does not trust the test certificate
+  auto untrusted = JwtVerifier::Create(o);
+  ASSERT_FALSE(untrusted.ok());
+  EXPECT_TRUE(untrusted.status().IsIOError()) << untrusted.status().ToString();
 }
 
 // A key created with a bearer token expires no later than the token: a token that lives minutes

@@ -1,9 +1,17 @@
-// A loopback-only HTTP/1.1 GET, used to read a JWKS document from an identity provider (or a
-// sidecar) on the same machine. Only 127.0.0.1, localhost (taken to mean 127.0.0.1, never
-// looked up in DNS) and [::1] are accepted, so no configuration can make quiver send traffic
-// off the machine; plain http only, since the bytes never leave the host.
+// The HTTP(S) GET that reads a JWKS document from an identity provider (an OIDC issuer's
+// `jwks_uri`, or a sidecar on the same machine).
 //
-// Boost.Beast stays inside jwks_fetch.cc; this header compiles without Boost.
+// Which URLs are accepted, and why:
+//   https://HOST[:PORT]/PATH   any host (DNS name or IP literal). The server's certificate must
+//                              chain to a trusted CA (the system's, or `ca_file` when given) and
+//                              name HOST (host name verification, SNI); TLS 1.2 or newer.
+//   http://HOST[:PORT]/PATH    the loopback interface only (127.0.0.1, [::1], and localhost,
+//                              which is taken to mean 127.0.0.1 and never looked up): keys
+//                              fetched in clear text from another machine could be replaced on
+//                              the way, and whoever replaces them can mint tokens.
+// Redirects are not followed (the status is reported). No user info, no control characters.
+//
+// Boost.Asio/Beast and OpenSSL's TLS stay inside jwks_fetch.cc; this header compiles without.
 // Thread-safety: free functions without shared state; callable from any thread.
 #pragma once
 
@@ -14,21 +22,26 @@
 
 namespace quiver::server::internal {
 
-struct LoopbackUrl {
-  std::string host;         // "127.0.0.1" or "::1": the address connected to
-  uint16_t port = 80;       // when the URL names none
+struct JwksUrl {
+  bool tls = false;         // https
+  std::string host;         // what is connected to: a DNS name, or an IP literal (no brackets)
+  uint16_t port = 0;        // 443 / 80 when the URL names none
   std::string target;       // path (+ query), starts with '/'
-  std::string host_header;  // the Host header as written in the URL ("localhost:8080")
+  std::string host_header;  // the Host header as written in the URL ("idp.example.com:8443")
 };
 
-// Parses "http://HOST[:PORT][/PATH[?QUERY]]". InvalidInput for another scheme, a host that is
-// not loopback, user info, a bad port, or control characters / spaces anywhere in the URL.
-Result<LoopbackUrl> ParseLoopbackUrl(const std::string& url);
+// Parses the URL under the rules above. InvalidInput naming the URL and the reason otherwise.
+Result<JwksUrl> ParseJwksUrl(const std::string& url);
+
+struct FetchOptions {
+  int timeout_ms = 5000;  // bounds the whole exchange (resolve, connect, handshake, send, receive)
+  std::string ca_file;    // https: PEM CA certificates to trust instead of the system's
+};
 
 // GETs `url` and returns the body of a 200 response (at most 1 MiB). InvalidInput for a URL
-// ParseLoopbackUrl refuses; IOError for a connection failure, a timeout (retryable), a body
-// that is too large, or a status other than 200 (the message names the status).
-// REQUIRES: timeout_ms > 0; it bounds the whole exchange (connect, send, receive).
-Result<std::string> FetchLoopbackUrl(const std::string& url, int timeout_ms);
+// ParseJwksUrl refuses or an unreadable `ca_file`; IOError for a failure to resolve, connect or
+// verify the server's certificate, a timeout (retryable), a body that is too large, or a status
+// other than 200 (the message names the status).
+Result<std::string> FetchJwksUrl(const std::string& url, const FetchOptions& options);
 
 }  // namespace quiver::server::internal

@@ -73,7 +73,7 @@ Result<DirListing> DirListingCache::Get(
   uint64_t id = 0;
   bool watched = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     Drain();
     auto it = by_path_.find(dir_path);
     if (it != by_path_.end() && it->second.listing) return it->second.listing;
@@ -98,7 +98,7 @@ Result<DirListing> DirListingCache::Get(
   QV_ASSIGN_OR_RETURN(std::vector<DirEntry> entries, read());
   DirListing listing = sorted(std::move(entries));
   if (watched) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     Drain();
     auto it = by_path_.find(dir_path);
     // Cache only what no change raced with.

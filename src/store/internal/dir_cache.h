@@ -12,11 +12,11 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/result.h"
 
 namespace quiver::store_internal {
@@ -42,9 +42,9 @@ class DirListingCache {
 
  private:
   DirListingCache(int fd, size_t max_dirs) : fd_(fd), max_dirs_(max_dirs) {}
-  // Applies every queued event. REQUIRES: mu_ held.
-  void Drain();
-  void Forget(const std::string& path);  // REQUIRES: mu_ held
+  // Applies every queued event.
+  void Drain() REQUIRES(mu_);
+  void Forget(const std::string& path) REQUIRES(mu_);
 
   struct Cached {
     uint64_t id = 0;  // unique per watch, so a re-added watch is never mistaken for the old one
@@ -52,12 +52,12 @@ class DirListingCache {
     DirListing listing;    // null: must be read
     uint64_t changes = 0;  // events seen for this directory
   };
-  std::mutex mu_;
+  Mutex mu_;
   const int fd_;
   const size_t max_dirs_;
-  std::unordered_map<std::string, Cached> by_path_;  // guarded by mu_
-  std::unordered_map<int, std::string> path_of_wd_;  // guarded by mu_
-  uint64_t next_id_ = 1;                             // guarded by mu_
+  std::unordered_map<std::string, Cached> by_path_ GUARDED_BY(mu_);
+  std::unordered_map<int, std::string> path_of_wd_ GUARDED_BY(mu_);
+  uint64_t next_id_ GUARDED_BY(mu_) = 1;
 };
 
 }  // namespace quiver::store_internal

@@ -5,7 +5,7 @@
 namespace quiver::store_internal {
 
 Status DirSyncer::Sync(const std::string& dir) {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   State& state = dirs_[dir];
   ++state.users;
   const uint64_t ticket = ++state.requested;
@@ -19,16 +19,16 @@ Status DirSyncer::Sync(const std::string& dir) {
       // Lead: this fsync starts after every ticket handed out so far, so it covers them all.
       state.running = true;
       const uint64_t covering = state.requested;
-      lock.unlock();
+      lock.Unlock();
       Status synced = FsyncDir(dir);
-      lock.lock();
+      lock.Lock();
       state.running = false;
       state.last = synced;
       if (covering > state.completed) state.completed = covering;
       cv_.notify_all();
       continue;
     }
-    cv_.wait(lock);
+    mu_.Await(cv_);
   }
   if (--state.users == 0) dirs_.erase(dir);
   return result;

@@ -7,10 +7,10 @@
 #pragma once
 
 #include <condition_variable>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 
+#include "common/mutex.h"
 #include "common/status.h"
 
 namespace quiver::store_internal {
@@ -27,9 +27,9 @@ class DirSyncer {
     Status last;  // the outcome of the newest finished fsync
     int users = 0;
   };
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable cv_;
-  std::unordered_map<std::string, State> dirs_;  // guarded by mu_; entries live while used
+  std::unordered_map<std::string, State> dirs_ GUARDED_BY(mu_);  // entries live while used
 };
 
 }  // namespace quiver::store_internal
