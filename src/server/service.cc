@@ -44,12 +44,12 @@ NamespaceService::NamespaceService(catalog::Catalog& catalog, catalog::AccessCon
       clock_(clock != nullptr ? clock : Clock::Real()),
       options_(options),
       handlers_(std::make_unique<Handlers>()) {
-  internal::AddNamespaceHandlers(catalog_, access_, handlers_->map);
-  internal::AddControlHandlers(catalog_, access_, handlers_->map);
-  internal::AddAccessHandlers(catalog_, access_, handlers_->map);
-  internal::AddTableHandlers(catalog_, handlers_->map);
-  internal::AddVersionHandlers(catalog_, handlers_->map);
-  internal::AddRefHandlers(catalog_, handlers_->map);
+  internal::AddNamespaceHandlers(handlers_->map);
+  internal::AddControlHandlers(handlers_->map);
+  internal::AddAccessHandlers(handlers_->map);
+  internal::AddTableHandlers(handlers_->map);
+  internal::AddVersionHandlers(handlers_->map);
+  internal::AddRefHandlers(handlers_->map);
 }
 
 NamespaceService::~NamespaceService() = default;
@@ -268,7 +268,7 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
                                  match->op->name, QUIVER_VERSION)),
                              request_id);
   }
-  auto result = handler->second(*call);
+  auto result = handler->second(internal::HandlerContext{catalog_, access_}, *call);
   if (!result.ok()) return MakeErrorResponse(result.status(), request_id);
   HttpResponse response = std::move(*result);
   if (response.status == 200) response.status = match->op->success_status;

@@ -5,7 +5,6 @@
 // Thread-safety: handlers are called concurrently; they share only the thread-safe Catalog.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -22,20 +21,89 @@
 
 namespace quiver::server::internal {
 
-using Handler = std::function<Result<HttpResponse>(Call&)>;
+// What handlers act on. REQUIRES: everything it refers to outlives the calls.
+struct HandlerContext {
+  catalog::Catalog& catalog;
+  catalog::AccessControl& access;
+};
+
+using Handler = Result<HttpResponse> (*)(const HandlerContext& ctx, Call& call);
 using HandlerMap = std::map<std::string, Handler, std::less<>>;
 
-void AddNamespaceHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
-                          HandlerMap& handlers);
-// Projects, warehouses (control_handlers.cc).
-void AddControlHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
-                        HandlerMap& handlers);
+// Namespaces (namespace_handlers.cc).
+Result<HttpResponse> HandleCreateNamespace(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeNamespace(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleNamespaceExists(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListNamespaces(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDropNamespace(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListTables(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListAllTables(const HandlerContext& ctx, Call& call);
+
+// Projects and warehouses (control_handlers.cc).
+Result<HttpResponse> HandleCreateProject(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListProjects(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeProject(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeleteProject(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCreateWarehouse(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListWarehouses(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeWarehouse(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeleteWarehouse(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeactivateWarehouse(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleActivateWarehouse(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCreateWarehouseNamespace(const HandlerContext& ctx, Call& call);
+
 // API keys, tuples, checks, events, the consistency scan (access_handlers.cc).
-void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
-                       HandlerMap& handlers);
-void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers);
-void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers);
-void AddRefHandlers(catalog::Catalog& catalog, HandlerMap& handlers);
+Result<HttpResponse> HandleCreateApiKey(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListApiKeys(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleRevokeApiKey(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleWriteTuples(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeleteTuples(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleReadTuples(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCheckAccess(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleWhoAmI(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListEvents(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleAdminConsistency(const HandlerContext& ctx, Call& call);
+
+// Table registration and metadata (table_handlers.cc).
+Result<HttpResponse> HandleDeclareTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleRegisterTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleTableExists(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDropTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeregisterTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleRenameTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleRestoreTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleUpdateTableSchemaMetadata(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleUpdateFieldMetadata(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleAlterTableDropColumns(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleAlterTableAlterColumns(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleGetTableStats(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCountTableRows(const HandlerContext& ctx, Call& call);
+
+// Table versions (version_handlers.cc).
+Result<HttpResponse> HandleListTableVersions(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeTableVersion(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCreateTableVersion(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleBatchDeleteTableVersions(const HandlerContext& ctx, Call& call);
+
+// Tags, branches and indices (ref_handlers.cc).
+Result<HttpResponse> HandleListTableTags(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleGetTableTagVersion(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCreateTableTag(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleUpdateTableTag(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeleteTableTag(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListTableBranches(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCreateTableBranch(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeleteTableBranch(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListTableIndices(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDropTableIndex(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeTableIndexStats(const HandlerContext& ctx, Call& call);
+void AddNamespaceHandlers(HandlerMap& handlers);
+void AddControlHandlers(HandlerMap& handlers);
+void AddAccessHandlers(HandlerMap& handlers);
+void AddTableHandlers(HandlerMap& handlers);
+void AddVersionHandlers(HandlerMap& handlers);
+void AddRefHandlers(HandlerMap& handlers);
 
 // 200 (or `status`) with the JSON body.
 HttpResponse JsonReply(const nlohmann::json& body, int status = 200);
