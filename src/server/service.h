@@ -32,6 +32,10 @@
 
 namespace quiver::server {
 
+namespace internal {
+struct HandlerContext;  // internal/handlers.h
+}
+
 // Body limits by what the request is (the transport's max_body_bytes bounds them all).
 struct ServiceOptions {
   uint64_t max_json_body_bytes = 8ull * 1024 * 1024;
@@ -58,10 +62,10 @@ class NamespaceService {
 
  private:
   Admission AdmitRequest(HttpRequest& request);  // Admit without its exception barrier
-  struct Handlers;
   HttpResponse Dispatch(HttpRequest& request, const std::string& request_id,
                         std::string* operation);
-  std::string RenderMetrics();
+  // The call's operation's handler (Unsupported without one), its Status as the error body.
+  HttpResponse Run(const internal::HandlerContext& ctx, Call& call);
   // Adds the request id, counts, times and logs the response.
   HttpResponse Finish(const HttpRequest& request, const std::string& operation, int64_t start,
                       HttpResponse response);
@@ -76,7 +80,6 @@ class NamespaceService {
   const Clock* clock_;
   ServiceOptions options_;
   Metrics metrics_;
-  std::unique_ptr<Handlers> handlers_;
 };
 
 }  // namespace quiver::server

@@ -419,17 +419,4 @@ Result<HttpResponse> HandleAdminConsistency(const HandlerContext& ctx, Call& cal
                     {"in_flight", report.in_flight}});
 }
 
-void AddAccessHandlers(HandlerMap& handlers) {
-  handlers["CreateApiKey"] = HandleCreateApiKey;
-  handlers["ListApiKeys"] = HandleListApiKeys;
-  handlers["RevokeApiKey"] = HandleRevokeApiKey;
-  handlers["WriteTuples"] = HandleWriteTuples;
-  handlers["DeleteTuples"] = HandleDeleteTuples;
-  handlers["ReadTuples"] = HandleReadTuples;
-  handlers["CheckAccess"] = HandleCheckAccess;
-  handlers["WhoAmI"] = HandleWhoAmI;
-  handlers["ListEvents"] = HandleListEvents;
-  handlers["AdminConsistency"] = HandleAdminConsistency;
-}
-
 }  // namespace quiver::server::internal

@@ -269,18 +269,4 @@ Result<HttpResponse> HandleCreateWarehouseNamespace(const HandlerContext& ctx, C
                     {"properties", info.properties}});
 }
 
-void AddControlHandlers(HandlerMap& handlers) {
-  handlers["CreateProject"] = HandleCreateProject;
-  handlers["ListProjects"] = HandleListProjects;
-  handlers["DescribeProject"] = HandleDescribeProject;
-  handlers["DeleteProject"] = HandleDeleteProject;
-  handlers["CreateWarehouse"] = HandleCreateWarehouse;
-  handlers["ListWarehouses"] = HandleListWarehouses;
-  handlers["DescribeWarehouse"] = HandleDescribeWarehouse;
-  handlers["DeleteWarehouse"] = HandleDeleteWarehouse;
-  handlers["DeactivateWarehouse"] = HandleDeactivateWarehouse;
-  handlers["ActivateWarehouse"] = HandleActivateWarehouse;
-  handlers["CreateWarehouseNamespace"] = HandleCreateWarehouseNamespace;
-}
-
 }  // namespace quiver::server::internal

@@ -1,11 +1,15 @@
-// The operation handlers of the namespace service, grouped by topic (namespace_handlers.cc,
-// table_handlers.cc, version_handlers.cc, ref_handlers.cc), and the helpers they share.
-// A handler turns a parsed Call into a response or a Status; the service turns a Status into
-// the error body. Operations without a handler answer Unsupported (406, code 0).
-// Thread-safety: handlers are called concurrently; they share only the thread-safe Catalog.
+// The operation handlers of the namespace service, and the helpers they share. Each is a named
+// function, HandleDescribeTable for DescribeTable, grouped by topic in *_handlers.cc, and named
+// by its operation's row of the operation table (operation_table.h), which is how the service
+// finds it. A handler gets a HandlerContext (what it acts on) and the Call, parsed and, for a
+// spec operation, scoped to the caller's project and through its door (internal/authorize.h);
+// it returns a response or a Status, which the service turns into the error body. Handlers can
+// be called directly (tests/server/internal/handlers_test.cc). Operations without a handler
+// answer Unsupported (406, code 0).
+// Thread-safety: handlers are called concurrently; they share only the thread-safe Catalog,
+// AccessControl and Metrics.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,18 +21,24 @@
 #include "common/result.h"
 #include "server/call.h"
 #include "server/http_types.h"
+#include "server/metrics.h"
+#include "server/operation_table.h"
+#include "store/counting_store.h"
 #include "store/object_store.h"
 
 namespace quiver::server::internal {
 
-// What handlers act on. REQUIRES: everything it refers to outlives the calls.
+// What handlers act on: the service's (service.h). REQUIRES: all of it outlives the calls.
 struct HandlerContext {
   catalog::Catalog& catalog;
   catalog::AccessControl& access;
+  Metrics& metrics;                       // the request counters (Metrics)
+  const CountingStore* counts = nullptr;  // over the catalog's root store (Metrics); may be null
 };
 
-using Handler = Result<HttpResponse> (*)(const HandlerContext& ctx, Call& call);
-using HandlerMap = std::map<std::string, Handler, std::less<>>;
+// Healthz and Metrics (monitoring_handlers.cc).
+Result<HttpResponse> HandleHealthz(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleMetrics(const HandlerContext& ctx, Call& call);
 
 // Namespaces (namespace_handlers.cc).
 Result<HttpResponse> HandleCreateNamespace(const HandlerContext& ctx, Call& call);
@@ -98,12 +108,6 @@ Result<HttpResponse> HandleDeleteTableBranch(const HandlerContext& ctx, Call& ca
 Result<HttpResponse> HandleListTableIndices(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleDropTableIndex(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleDescribeTableIndexStats(const HandlerContext& ctx, Call& call);
-void AddNamespaceHandlers(HandlerMap& handlers);
-void AddControlHandlers(HandlerMap& handlers);
-void AddAccessHandlers(HandlerMap& handlers);
-void AddTableHandlers(HandlerMap& handlers);
-void AddVersionHandlers(HandlerMap& handlers);
-void AddRefHandlers(HandlerMap& handlers);
 
 // 200 (or `status`) with the JSON body.
 HttpResponse JsonReply(const nlohmann::json& body, int status = 200);

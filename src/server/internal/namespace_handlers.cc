@@ -207,14 +207,4 @@ Result<HttpResponse> HandleListAllTables(const HandlerContext& ctx, Call& call) 
   return JsonReply(body);
 }
 
-void AddNamespaceHandlers(HandlerMap& handlers) {
-  handlers["CreateNamespace"] = HandleCreateNamespace;
-  handlers["DescribeNamespace"] = HandleDescribeNamespace;
-  handlers["NamespaceExists"] = HandleNamespaceExists;
-  handlers["ListNamespaces"] = HandleListNamespaces;
-  handlers["DropNamespace"] = HandleDropNamespace;
-  handlers["ListTables"] = HandleListTables;
-  handlers["ListAllTables"] = HandleListAllTables;
-}
-
 }  // namespace quiver::server::internal

@@ -213,18 +213,4 @@ Result<HttpResponse> HandleDescribeTableIndexStats(const HandlerContext& ctx, Ca
                     {"num_unindexed_rows", nullptr}});
 }
 
-void AddRefHandlers(HandlerMap& handlers) {
-  handlers["ListTableTags"] = HandleListTableTags;
-  handlers["GetTableTagVersion"] = HandleGetTableTagVersion;
-  handlers["CreateTableTag"] = HandleCreateTableTag;
-  handlers["UpdateTableTag"] = HandleUpdateTableTag;
-  handlers["DeleteTableTag"] = HandleDeleteTableTag;
-  handlers["ListTableBranches"] = HandleListTableBranches;
-  handlers["CreateTableBranch"] = HandleCreateTableBranch;
-  handlers["DeleteTableBranch"] = HandleDeleteTableBranch;
-  handlers["ListTableIndices"] = HandleListTableIndices;
-  handlers["DropTableIndex"] = HandleDropTableIndex;
-  handlers["DescribeTableIndexStats"] = HandleDescribeTableIndexStats;
-}
-
 }  // namespace quiver::server::internal

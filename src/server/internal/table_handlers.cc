@@ -333,21 +333,4 @@ Result<HttpResponse> HandleCountTableRows(const HandlerContext& ctx, Call& call)
   return JsonReply(json(dataset->Stats().num_rows));
 }
 
-void AddTableHandlers(HandlerMap& handlers) {
-  handlers["DeclareTable"] = HandleDeclareTable;
-  handlers["RegisterTable"] = HandleRegisterTable;
-  handlers["DescribeTable"] = HandleDescribeTable;
-  handlers["TableExists"] = HandleTableExists;
-  handlers["DropTable"] = HandleDropTable;
-  handlers["DeregisterTable"] = HandleDeregisterTable;
-  handlers["RenameTable"] = HandleRenameTable;
-  handlers["RestoreTable"] = HandleRestoreTable;
-  handlers["UpdateTableSchemaMetadata"] = HandleUpdateTableSchemaMetadata;
-  handlers["UpdateFieldMetadata"] = HandleUpdateFieldMetadata;
-  handlers["AlterTableDropColumns"] = HandleAlterTableDropColumns;
-  handlers["AlterTableAlterColumns"] = HandleAlterTableAlterColumns;
-  handlers["GetTableStats"] = HandleGetTableStats;
-  handlers["CountTableRows"] = HandleCountTableRows;
-}
-
 }  // namespace quiver::server::internal

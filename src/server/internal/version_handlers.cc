@@ -238,11 +238,4 @@ Result<HttpResponse> HandleBatchDeleteTableVersions(const HandlerContext& ctx, C
   return JsonReply({{"deleted_count", doomed.size()}});
 }
 
-void AddVersionHandlers(HandlerMap& handlers) {
-  handlers["ListTableVersions"] = HandleListTableVersions;
-  handlers["DescribeTableVersion"] = HandleDescribeTableVersion;
-  handlers["CreateTableVersion"] = HandleCreateTableVersion;
-  handlers["BatchDeleteTableVersions"] = HandleBatchDeleteTableVersions;
-}
-
 }  // namespace quiver::server::internal
