@@ -4,8 +4,11 @@
 // call it at all, the door that authorizes it (internal/authorize.h) and its handler
 // (internal/handlers.h; null: the operation answers Unsupported, 406 code 0).
 //
-// The table is in operation_table.cc, spec operations first in spec order. routes.h matches a
-// request against it; nothing else lists operations by name.
+// The table is in operation_table.cc, spec operations first in spec order; routes.h matches a
+// request against it. The pipeline (service.h) names no operation: Healthz and Metrics are
+// special only by their rows' `auth`. What still goes by name is operation-specific detail
+// inside one step: the create door's shape checks and RenameTable's destination check
+// (internal/authorize.cc), and UpdateTableSchemaMetadata's bare-map body (call.cc).
 // Thread-safety: the table is immutable.
 #pragma once
 

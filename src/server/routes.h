@@ -3,8 +3,9 @@
 //
 // Matching (namespace-spec.md §2, §10): the path is split on '/', a trailing '/' is ignored,
 // each segment is percent-decoded with '+' as a space; `{id}` and `{index_name}` take one
-// segment. Literal routes win over `{id}` routes. CountTableRows, ListTableTags, GetTableStats
-// and DescribeTableIndexStats accept GET as well as POST (what real clients send). With
+// segment. Literal routes win over `{id}` routes. Rows with `also_get` (CountTableRows,
+// ListTableTags, GetTableStats, DescribeTableIndexStats) accept GET as well as POST (what real
+// clients send); a path whose routes all want other methods is 405 with their `Allow`. With
 // `delimiter=.` the client's URL normalisation drops the root id, so `/v1/namespace/list` and
 // `/v1/namespace/table/list` address the root.
 // Thread-safety: MatchRoute is a pure function.
