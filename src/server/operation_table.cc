@@ -144,7 +144,9 @@ std::vector<Operation> MakeTable() {
        B::kJson, A::kAuthenticated, D::kNone, P::kReadData, T::kProject, nullptr},
       {"AlterTransaction", "POST", "/v1/transaction/{id}/alter", 200, kSpec, kOneMethod, B::kJson,
        A::kAuthenticated, D::kNone, P::kWriteData, T::kProject, nullptr},
-      // quiver's own
+      // quiver's own. Healthz is open to all and answered before its request is parsed; Metrics
+      // is for server admins, and its body is parsed like any JSON body (it may carry the
+      // caller's `identity`). Neither has a door (the permission and target are unused).
       {"Healthz", "GET", "/healthz", 200, kOurs, kOneMethod, B::kNone, A::kOpen, D::kNone,
        P::kObserve, T::kProject, HandleHealthz},
       {"Metrics", "GET", "/metrics", 200, kOurs, kOneMethod, B::kJson, A::kServerAdmin, D::kNone,
