@@ -179,10 +179,6 @@ Result<std::optional<std::string>> Call::StringParam(const std::string& name) co
   return String(name);
 }
 
-bool IsArrowBodied(std::string_view op) {
-  return op == "CreateTable" || op == "InsertIntoTable" || op == "MergeInsertIntoTable";
-}
-
 Principal HeaderPrincipal(const HttpRequest& http) {
   const std::string& api_key = http.Header("x-api-key");
   const std::string& authorization = http.Header("authorization");
@@ -214,7 +210,7 @@ Result<Call> ParseCall(const HttpRequest& http, const RouteMatch& match, std::st
     if (name.rfind("x-lance-ctx-", 0) == 0) call.context[name.substr(12)] = value;
   }
 
-  if (IsArrowBodied(match.op->name)) return call;
+  if (match.op->body != BodyKind::kJson) return call;
   std::string_view body = http.body;
   while (!body.empty() && std::isspace(static_cast<unsigned char>(body.front())))
     body.remove_prefix(1);

@@ -88,12 +88,9 @@ std::string NormalizeEnum(std::string_view value);
 // The credential in the headers (x-api-key, else Authorization: Bearer); kAnonymous when none.
 Principal HeaderPrincipal(const HttpRequest& http);
 
-// CreateTable, InsertIntoTable and MergeInsertIntoTable: the body is Arrow IPC, not JSON.
-bool IsArrowBodied(std::string_view op);
-
-// Builds the Call: delimiter, id, body (JSON, or left empty for Arrow-bodied operations),
-// identity, context. InvalidInput on malformed JSON, a non-object body, a bad id or an id
-// mismatch between path and body.
+// Builds the Call: delimiter, id, body (JSON; left empty unless the operation's body kind is
+// BodyKind::kJson, operation_table.h), identity, context. InvalidInput on malformed JSON, a
+// non-object body, a bad id or an id mismatch between path and body.
 Result<Call> ParseCall(const HttpRequest& http, const RouteMatch& match, std::string request_id);
 
 }  // namespace quiver::server

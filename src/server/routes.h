@@ -1,13 +1,14 @@
-// The route table: every operation of the Lance Namespace spec (54) plus quiver's own
-// endpoints, with their methods, path patterns and success statuses, and the matcher.
+// The router: matches a request's method and path against the operation table
+// (operation_table.h, where every operation's method, path pattern and success status are).
 //
 // Matching (namespace-spec.md §2, §10): the path is split on '/', a trailing '/' is ignored,
 // each segment is percent-decoded with '+' as a space; `{id}` and `{index_name}` take one
-// segment. Literal routes win over `{id}` routes. CountTableRows, ListTableTags, GetTableStats
-// and DescribeTableIndexStats accept GET as well as POST (what real clients send). With
+// segment. Literal routes win over `{id}` routes. Rows with `also_get` (CountTableRows,
+// ListTableTags, GetTableStats, DescribeTableIndexStats) accept GET as well as POST (what real
+// clients send); a path whose routes all want other methods is 405 with their `Allow`. With
 // `delimiter=.` the client's URL normalisation drops the root id, so `/v1/namespace/list` and
 // `/v1/namespace/table/list` address the root.
-// Thread-safety: the table is immutable; Match is a pure function.
+// Thread-safety: MatchRoute is a pure function.
 #pragma once
 
 #include <optional>
@@ -16,21 +17,9 @@
 #include <vector>
 
 #include "common/result.h"
+#include "server/operation_table.h"
 
 namespace quiver::server {
-
-struct Operation {
-  std::string_view name;     // the spec's operationId, or ours ("Healthz", "Metrics")
-  std::string_view method;   // the spec's method
-  std::string_view pattern;  // "/v1/table/{id}/describe"
-  int success_status = 200;
-  bool spec = true;       // one of the spec's 54
-  bool also_get = false;  // GET accepted too (client deviations)
-};
-
-// Every operation, spec ones first in spec order.
-const std::vector<Operation>& Operations();
-const Operation* FindOperation(std::string_view name);
 
 struct RouteMatch {
   const Operation* op = nullptr;

@@ -16,10 +16,6 @@
 
 namespace quiver::server {
 
-struct NamespaceService::Handlers {
-  internal::HandlerMap map;
-};
-
 namespace {
 
 // A client-supplied request id is used when it is short printable ASCII (it is echoed into
@@ -42,21 +38,15 @@ NamespaceService::NamespaceService(catalog::Catalog& catalog, catalog::AccessCon
       auth_(auth),
       counts_(std::move(counts)),
       clock_(clock != nullptr ? clock : Clock::Real()),
-      options_(options),
-      handlers_(std::make_unique<Handlers>()) {
-  internal::AddNamespaceHandlers(catalog_, access_, handlers_->map);
-  internal::AddControlHandlers(catalog_, access_, handlers_->map);
-  internal::AddAccessHandlers(catalog_, access_, handlers_->map);
-  internal::AddTableHandlers(catalog_, handlers_->map);
-  internal::AddVersionHandlers(catalog_, handlers_->map);
-  internal::AddRefHandlers(catalog_, handlers_->map);
-}
+      options_(options) {}
 
 NamespaceService::~NamespaceService() = default;
 
 std::set<std::string> NamespaceService::BackedOperations() const {
   std::set<std::string> out;
-  for (const auto& [name, handler] : handlers_->map) out.insert(name);
+  for (const Operation& op : Operations()) {
+    if (op.handler != nullptr) out.insert(std::string(op.name));
+  }
   return out;
 }
 
@@ -96,12 +86,13 @@ Admission NamespaceService::AdmitRequest(HttpRequest& request) {
     if (!allow.empty()) response.headers.emplace_back("Allow", allow);
     return refuse("Unrouted", std::move(response));
   }
-  std::string operation(match->op->name);
-  bool arrow = IsArrowBodied(operation);
+  const Operation& op = *match->op;
+  std::string operation(op.name);
+  bool arrow = op.body == BodyKind::kArrow;
   Admission admission;
   admission.max_body_bytes = arrow ? 0 : options_.max_json_body_bytes;  // 0: the transport's
   if (!auth_.enabled()) return admission;
-  if (operation == "Healthz") {  // open to all, and reads no body: give it no room
+  if (op.auth == Auth::kOpen) {  // open to all (Healthz), and reads no body: give it no room
     admission.max_body_bytes = options_.max_unauthenticated_body_bytes;
     admission.unauthenticated = true;
     return admission;
@@ -213,9 +204,16 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
     if (!allow.empty()) response.headers.emplace_back("Allow", allow);
     return response;
   }
-  *operation = std::string(match->op->name);
-  if (match->op->name == "Healthz") {
-    return internal::JsonReply({{"status", "ok"}, {"version", QUIVER_VERSION}});
+  const Operation& op = *match->op;
+  *operation = std::string(op.name);
+  internal::HandlerContext ctx{catalog_, access_, metrics_, counts_.get()};
+  if (op.auth == Auth::kOpen) {
+    // Open to all (Healthz): answered before anything of the request is parsed or authenticated.
+    Call call;
+    call.http = &request;
+    call.op = &op;
+    call.request_id = request_id;
+    return Run(ctx, call);
   }
   auto call = ParseCall(request, *match, request_id);
   if (!call.ok()) return MakeErrorResponse(call.status(), request_id);
@@ -237,68 +235,40 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
     }
     call->subject = std::move(*subject);
   }
-  if (match->op->name == "Metrics") {
-    // Its counters move with what requests touched (store calls per operation), which would
-    // tell a tenant whether another's object exists: server admins only.
-    if (!access_.IsServerAdmin(call->subject)) {
-      return MakeErrorResponse(
-          Status(StatusCode::kPermissionDenied, "/metrics is for server admins"), request_id);
-    }
-    HttpResponse response;
-    response.content_type = "text/plain; version=0.0.4";
-    response.body = RenderMetrics();
-    return response;
+  if (op.auth == Auth::kServerAdmin && !access_.IsServerAdmin(call->subject)) {
+    return MakeErrorResponse(
+        Status(StatusCode::kPermissionDenied, fmt::format("{} is for server admins", op.pattern)),
+        request_id);
   }
-  const internal::OperationPolicy* policy = internal::PolicyFor(match->op->name);
-  if (match->op->spec) {
+  if (op.spec) {
     auto project = ResolveProject(*call);
     if (!project.ok()) return MakeErrorResponse(project.status(), request_id);
     call->project = std::move(*project);
     call->spec_id = call->id;
     call->id = call->Scoped(call->spec_id);
-    if (policy != nullptr) {
-      Status allowed = internal::AuthorizeSpecCall(catalog_, access_, *call, *policy);
-      if (!allowed.ok()) return MakeErrorResponse(allowed, request_id);
-    }
+    Status allowed = internal::AuthorizeSpecCall(catalog_, access_, *call);
+    if (!allowed.ok()) return MakeErrorResponse(allowed, request_id);
   }
-  auto handler = handlers_->map.find(match->op->name);
-  if (handler == handlers_->map.end()) {
+  return Run(ctx, *call);
+}
+
+HttpResponse NamespaceService::Run(const internal::HandlerContext& ctx, Call& call) {
+  const Operation& op = *call.op;
+  if (op.handler == nullptr) {
     return MakeErrorResponse(Status::Unsupported(fmt::format(
                                  "{} is not supported by quiver {} yet (see docs/COVERAGE.md)",
-                                 match->op->name, QUIVER_VERSION)),
-                             request_id);
+                                 op.name, QUIVER_VERSION)),
+                             call.request_id);
   }
-  auto result = handler->second(*call);
-  if (!result.ok()) return MakeErrorResponse(result.status(), request_id);
+  auto result = op.handler(ctx, call);
+  if (!result.ok()) return MakeErrorResponse(result.status(), call.request_id);
   HttpResponse response = std::move(*result);
-  if (response.status == 200) response.status = match->op->success_status;
+  if (response.status == 200) response.status = op.success_status;
   return response;
 }
 
 Result<std::string> NamespaceService::ResolveProject(const Call& call) {
   return internal::ResolveProject(catalog_, access_, call);
-}
-
-std::string NamespaceService::RenderMetrics() {
-  std::vector<Metrics::Sample> extra;
-  if (counts_) {
-    StoreCounts counts = counts_->Snapshot();
-    for (int i = 0; i < kNumStoreOps; ++i) {
-      auto op = static_cast<StoreOp>(i);
-      extra.push_back({"quiver_store_requests_total", fmt::format("kind=\"{}\"", StoreOpName(op)),
-                       static_cast<double>(counts.Calls(op)),
-                       "Object-store requests made by the catalog, by kind.", "counter"});
-    }
-  }
-  // What this server has seen (no storage request, so scraping does not count itself), once its
-  // own queued events are written.
-  catalog_.registry().FlushLog();
-  extra.push_back(
-      {"quiver_registry_generation", "",
-       static_cast<double>(catalog_.registry().LastKnownGeneration()),
-       "The catalog generation (newest change-log sequence number this server has seen).",
-       "gauge"});
-  return metrics_.Render(extra);
 }
 
 }  // namespace quiver::server

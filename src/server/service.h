@@ -1,18 +1,22 @@
-// NamespaceService: the request pipeline of the Lance Namespace REST API.
+// NamespaceService: the request pipeline of the Lance Namespace REST API. What it knows about an
+// operation comes from the operation's row of the operation table (operation_table.h): its
+// route, body kind, auth, door and handler. No operation is named here.
 //
 // Admit runs on the header alone, before the transport reads the body: request id (the client's
-// `x-request-id` when usable, else a new ULID) → route (routes.h; 404/405 now) → with auth on, a
-// header credential (x-api-key, Authorization: Bearer) is authenticated now (401 now, unread)
-// → the body's limit: max_json_body_bytes for JSON-bodied operations, the transport's
-// max_body_bytes for Arrow-bodied ones, and max_unauthenticated_body_bytes (over it: 401) for
-// a request that may still authenticate with the body's `identity` object.
-// Handle, once the body is read: parse (call.h) → identity (identity.h, 401; unless Admit
-// authenticated the headers) → the tenant (project) from the
-// principal → ids scoped to it → the door checks (internal/authorize.h) → the operation's
-// handler (internal/) → response, with
-// every failure turned into the spec's error body (error_response.h). Operations without a
-// handler answer Unsupported (406, code 0). Every response echoes `x-request-id`; every request
-// is counted and timed (metrics.h) and logged in one line.
+// `x-request-id` when usable, else a new ULID) → route (routes.h; 404/405 now) → the body's
+// limit by the row's body kind: the transport's max_body_bytes for Arrow bodies, else
+// max_json_body_bytes → with auth on: an open row (Auth::kOpen: Healthz) reads no credential and
+// gets max_unauthenticated_body_bytes; a header credential (x-api-key, Authorization: Bearer) is
+// authenticated now (401 now, unread); without one, a JSON body may still authenticate with its
+// `identity` object, so it gets max_unauthenticated_body_bytes (over it: 401).
+// Handle, once the body is read: an open row's handler answers at once (nothing parsed, no
+// identity looked at) → parse (call.h) → identity (identity.h, 401; unless Admit authenticated
+// the headers) → a server-admin row (Auth::kServerAdmin: Metrics) refuses everyone else (403) →
+// for a spec row, the tenant (project) from the principal, ids scoped to it, and the row's door
+// (internal/authorize.h) → the row's handler (internal/handlers.h), given a HandlerContext →
+// response (the row's success status for a 200), with every failure turned into the spec's error
+// body (error_response.h). Rows without a handler answer Unsupported (406, code 0). Every response
+// echoes `x-request-id`; every request is counted and timed (metrics.h) and logged in one line.
 // Thread-safety: Admit and Handle may be called concurrently.
 #pragma once
 
@@ -31,6 +35,10 @@
 #include "store/counting_store.h"
 
 namespace quiver::server {
+
+namespace internal {
+struct HandlerContext;  // internal/handlers.h
+}
 
 // Body limits by what the request is (the transport's max_body_bytes bounds them all).
 struct ServiceOptions {
@@ -52,16 +60,16 @@ class NamespaceService {
   HttpResponse Handle(HttpRequest& request);
   HttpResponse HandleTransportError(TransportError error, const std::string& message);
 
-  // Names of the operations with a handler (the rest answer Unsupported).
+  // Names of the operations whose row has a handler (the rest answer Unsupported).
   std::set<std::string> BackedOperations() const;
   Metrics& metrics() { return metrics_; }
 
  private:
   Admission AdmitRequest(HttpRequest& request);  // Admit without its exception barrier
-  struct Handlers;
   HttpResponse Dispatch(HttpRequest& request, const std::string& request_id,
                         std::string* operation);
-  std::string RenderMetrics();
+  // The call's operation's handler (Unsupported without one), its Status as the error body.
+  HttpResponse Run(const internal::HandlerContext& ctx, Call& call);
   // Adds the request id, counts, times and logs the response.
   HttpResponse Finish(const HttpRequest& request, const std::string& operation, int64_t start,
                       HttpResponse response);
@@ -76,7 +84,6 @@ class NamespaceService {
   const Clock* clock_;
   ServiceOptions options_;
   Metrics metrics_;
-  std::unique_ptr<Handlers> handlers_;
 };
 
 }  // namespace quiver::server

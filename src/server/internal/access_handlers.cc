@@ -171,242 +171,252 @@ Status EditGrants(json& grants, const std::vector<Tuple>& tuples, bool add) {
 
 }  // namespace
 
-void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
-                       HandlerMap& handlers) {
-  // --- API keys ---------------------------------------------------------------------------
-  handlers["CreateApiKey"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(auto principal, call.String("principal"));
-    QV_ASSIGN_OR_RETURN(auto expires_at_ms, call.Int("expires_at_ms"));
-    QV_ASSIGN_OR_RETURN(auto expires_in, call.Int("expires_in_seconds"));
-    QV_ASSIGN_OR_RETURN(auto description, call.String("description"));
-    if (expires_at_ms && expires_in) {
-      return Status::InvalidInput("give 'expires_at_ms' or 'expires_in_seconds', not both");
+// --- API keys ---------------------------------------------------------------------------
+Result<HttpResponse> HandleCreateApiKey(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(auto principal, call.String("principal"));
+  QV_ASSIGN_OR_RETURN(auto expires_at_ms, call.Int("expires_at_ms"));
+  QV_ASSIGN_OR_RETURN(auto expires_in, call.Int("expires_in_seconds"));
+  QV_ASSIGN_OR_RETURN(auto description, call.String("description"));
+  if (expires_at_ms && expires_in) {
+    return Status::InvalidInput("give 'expires_at_ms' or 'expires_in_seconds', not both");
+  }
+  if (expires_in) {
+    if (*expires_in <= 0) return Status::InvalidInput("'expires_in_seconds' must be positive");
+    // Checked (common/numbers.h): `* 1000` wrapped a huge lifetime into a key already expired.
+    auto lifetime = CheckedDuration(*expires_in, std::chrono::seconds(1));
+    if (!lifetime.ok()) {
+      return Status::InvalidInput(
+          fmt::format("'expires_in_seconds' is out of range: {}", lifetime.status().message()));
     }
-    if (expires_in) {
-      if (*expires_in <= 0) return Status::InvalidInput("'expires_in_seconds' must be positive");
-      // Checked (common/numbers.h): `* 1000` wrapped a huge lifetime into a key already expired.
-      auto lifetime = CheckedDuration(*expires_in, std::chrono::seconds(1));
-      if (!lifetime.ok()) {
-        return Status::InvalidInput(
-            fmt::format("'expires_in_seconds' is out of range: {}", lifetime.status().message()));
-      }
-      expires_at_ms = Clock::Real()->NowMillis() +
-                      std::chrono::duration_cast<std::chrono::milliseconds>(*lifetime).count();
+    expires_at_ms = Clock::Real()->NowMillis() +
+                    std::chrono::duration_cast<std::chrono::milliseconds>(*lifetime).count();
+  }
+  std::string owner = principal.value_or(call.subject);
+  QV_RETURN_IF_ERROR(catalog::ValidatePrincipal(owner));
+  if (owner != call.subject && !ctx.access.IsServerAdmin(call.subject)) {
+    return Status(StatusCode::kPermissionDenied,
+                  "only a server admin creates API keys for another principal");
+  }
+  if (owner == kAnonymousPrincipal) {
+    return Status::InvalidInput("name the 'principal' the key is for");
+  }
+  // A key minted with a credential expires no later than that credential and, minted with a
+  // key, dies with that key (the key store records the chain and checks it at every
+  // verification): a short-lived token cannot turn itself into a key that never expires.
+  // Only server admins (and `quiver access create-key` on the root) mint unbounded keys.
+  std::string minted_with;
+  if (!ctx.access.IsServerAdmin(call.subject)) {
+    const std::optional<int64_t>& bound = call.principal.expires_at_ms;
+    if (bound && !expires_at_ms) expires_at_ms = bound;
+    if (bound && *expires_at_ms > *bound) {
+      return Status::InvalidInput(fmt::format(
+          "a key expires no later than the credential it is created with (at {} ms)", *bound));
     }
-    std::string owner = principal.value_or(call.subject);
-    QV_RETURN_IF_ERROR(catalog::ValidatePrincipal(owner));
-    if (owner != call.subject && !access.IsServerAdmin(call.subject)) {
+    minted_with = call.principal.key_id;
+  }
+  QV_ASSIGN_OR_RETURN(catalog::CreatedApiKey created,
+                      ctx.access.api_keys().Create(owner, expires_at_ms, description.value_or(""),
+                                                   call.subject, minted_with));
+  LogKeyEvent(ctx.catalog, "create_api_key", created.info, call);
+  json body = KeyJson(created.info);
+  body["key"] = created.key;
+  body["note"] = "the key is shown once; quiver stores only a salted hash of it";
+  return JsonReply(body);
+}
+
+Result<HttpResponse> HandleListApiKeys(const HandlerContext& ctx, Call& call) {
+  std::optional<std::string> principal = call.Query("principal");
+  if (!ctx.access.IsServerAdmin(call.subject)) {
+    if (principal && *principal != call.subject) return NotAdmin(call.subject);
+    principal = call.subject;
+  }
+  QV_ASSIGN_OR_RETURN(auto keys, ctx.access.api_keys().List(principal));
+  json list = json::array();
+  for (const auto& k : keys) list.push_back(KeyJson(k));
+  return JsonReply({{"keys", list}});
+}
+
+Result<HttpResponse> HandleRevokeApiKey(const HandlerContext& ctx, Call& call) {
+  if (call.id.size() != 1) return Status::InvalidInput("an API key is named by its key id");
+  const std::string& key_id = call.id.front();
+  QV_ASSIGN_OR_RETURN(catalog::ApiKeyInfo info, ctx.access.api_keys().Describe(key_id));
+  if (info.principal != call.subject && !ctx.access.IsServerAdmin(call.subject)) {
+    // Someone else's key looks exactly like a missing one.
+    return Status::InvalidInput(fmt::format("no API key '{}'", key_id));
+  }
+  QV_ASSIGN_OR_RETURN(info, ctx.access.api_keys().Revoke(key_id, call.subject));
+  LogKeyEvent(ctx.catalog, "revoke_api_key", info, call);
+  return JsonReply(KeyJson(info));
+}
+
+// --- tuples -----------------------------------------------------------------------------
+
+namespace {
+
+Result<HttpResponse> EditTuples(const HandlerContext& ctx, Call& call, bool add) {
+  QV_ASSIGN_OR_RETURN(std::vector<Tuple> tuples, TuplesField(call, add ? "writes" : "deletes"));
+  // Everything is checked before anything is written.
+  for (const Tuple& t : tuples) {
+    QV_RETURN_IF_ERROR(CheckGrantable(ctx.access, call, t.object));
+    // A grant to everyone reaches every tenant's principals (their listings, their projects):
+    // a server-wide decision.
+    if (add && t.subject == catalog::authz::kAnySubject &&
+        !ctx.access.IsServerAdmin(call.subject)) {
       return Status(StatusCode::kPermissionDenied,
-                    "only a server admin creates API keys for another principal");
+                    "only a server admin grants to user:* (every principal)");
     }
-    if (owner == kAnonymousPrincipal) {
-      return Status::InvalidInput("name the 'principal' the key is for");
+    if (add) QV_RETURN_IF_ERROR(CheckMember(ctx.access, call, t));
+  }
+  // One edit per object, with all of its tuples, so that the owner rule is judged on the
+  // object's final grants; and every object's edit is tried on its current grants before any
+  // is written, so a refusal leaves the whole batch unapplied (a concurrent change can still
+  // make a later edit refuse, as a conflict would).
+  std::vector<std::pair<catalog::authz::ObjectRef, std::vector<Tuple>>> by_object;
+  for (const Tuple& t : tuples) {
+    auto it = std::find_if(by_object.begin(), by_object.end(),
+                           [&](const auto& entry) { return entry.first == t.object; });
+    if (it == by_object.end()) {
+      by_object.push_back({t.object, {t}});
+    } else {
+      it->second.push_back(t);
     }
-    // A key minted with a credential expires no later than that credential and, minted with a
-    // key, dies with that key (the key store records the chain and checks it at every
-    // verification): a short-lived token cannot turn itself into a key that never expires.
-    // Only server admins (and `quiver access create-key` on the root) mint unbounded keys.
-    std::string minted_with;
-    if (!access.IsServerAdmin(call.subject)) {
-      const std::optional<int64_t>& bound = call.principal.expires_at_ms;
-      if (bound && !expires_at_ms) expires_at_ms = bound;
-      if (bound && *expires_at_ms > *bound) {
-        return Status::InvalidInput(fmt::format(
-            "a key expires no later than the credential it is created with (at {} ms)", *bound));
-      }
-      minted_with = call.principal.key_id;
-    }
-    QV_ASSIGN_OR_RETURN(catalog::CreatedApiKey created,
-                        access.api_keys().Create(owner, expires_at_ms, description.value_or(""),
-                                                 call.subject, minted_with));
-    LogKeyEvent(catalog, "create_api_key", created.info, call);
-    json body = KeyJson(created.info);
-    body["key"] = created.key;
-    body["note"] = "the key is shown once; quiver stores only a salted hash of it";
-    return JsonReply(body);
-  };
-
-  handlers["ListApiKeys"] = [&access](Call& call) -> Result<HttpResponse> {
-    std::optional<std::string> principal = call.Query("principal");
-    if (!access.IsServerAdmin(call.subject)) {
-      if (principal && *principal != call.subject) return NotAdmin(call.subject);
-      principal = call.subject;
-    }
-    QV_ASSIGN_OR_RETURN(auto keys, access.api_keys().List(principal));
-    json list = json::array();
-    for (const auto& k : keys) list.push_back(KeyJson(k));
-    return JsonReply({{"keys", list}});
-  };
-
-  handlers["RevokeApiKey"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    if (call.id.size() != 1) return Status::InvalidInput("an API key is named by its key id");
-    const std::string& key_id = call.id.front();
-    QV_ASSIGN_OR_RETURN(catalog::ApiKeyInfo info, access.api_keys().Describe(key_id));
-    if (info.principal != call.subject && !access.IsServerAdmin(call.subject)) {
-      // Someone else's key looks exactly like a missing one.
-      return Status::InvalidInput(fmt::format("no API key '{}'", key_id));
-    }
-    QV_ASSIGN_OR_RETURN(info, access.api_keys().Revoke(key_id, call.subject));
-    LogKeyEvent(catalog, "revoke_api_key", info, call);
-    return JsonReply(KeyJson(info));
-  };
-
-  // --- tuples -----------------------------------------------------------------------------
-  auto write = [&access](Call& call, bool add) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::vector<Tuple> tuples, TuplesField(call, add ? "writes" : "deletes"));
-    // Everything is checked before anything is written.
-    for (const Tuple& t : tuples) {
-      QV_RETURN_IF_ERROR(CheckGrantable(access, call, t.object));
-      // A grant to everyone reaches every tenant's principals (their listings, their projects):
-      // a server-wide decision.
-      if (add && t.subject == catalog::authz::kAnySubject && !access.IsServerAdmin(call.subject)) {
-        return Status(StatusCode::kPermissionDenied,
-                      "only a server admin grants to user:* (every principal)");
-      }
-      if (add) QV_RETURN_IF_ERROR(CheckMember(access, call, t));
-    }
-    // One edit per object, with all of its tuples, so that the owner rule is judged on the
-    // object's final grants; and every object's edit is tried on its current grants before any
-    // is written, so a refusal leaves the whole batch unapplied (a concurrent change can still
-    // make a later edit refuse, as a conflict would).
-    std::vector<std::pair<catalog::authz::ObjectRef, std::vector<Tuple>>> by_object;
-    for (const Tuple& t : tuples) {
-      auto it = std::find_if(by_object.begin(), by_object.end(),
-                             [&](const auto& entry) { return entry.first == t.object; });
-      if (it == by_object.end()) {
-        by_object.push_back({t.object, {t}});
-      } else {
-        it->second.push_back(t);
-      }
-    }
-    auto edit_of = [add](const std::vector<Tuple>& object_tuples) {
-      return [add, &object_tuples](json& grants) -> Status {
-        return EditGrants(grants, object_tuples, add);
-      };
+  }
+  auto edit_of = [add](const std::vector<Tuple>& object_tuples) {
+    return [add, &object_tuples](json& grants) -> Status {
+      return EditGrants(grants, object_tuples, add);
     };
-    if (!add) {
-      for (const auto& [object, object_tuples] : by_object) {
-        QV_ASSIGN_OR_RETURN(json current, access.ReadGrantsOf(object));
-        QV_RETURN_IF_ERROR(edit_of(object_tuples)(current));
-      }
-    }
-    json changed = json::array();
+  };
+  if (!add) {
     for (const auto& [object, object_tuples] : by_object) {
-      QV_RETURN_IF_ERROR(
-          access.UpdateGrantsOf(object, edit_of(object_tuples), ActorOf(call)).status());
-      for (const Tuple& t : object_tuples) changed.push_back(catalog::authz::TupleToJson(t));
+      QV_ASSIGN_OR_RETURN(json current, ctx.access.ReadGrantsOf(object));
+      QV_RETURN_IF_ERROR(edit_of(object_tuples)(current));
     }
-    return JsonReply({{add ? "written" : "deleted", changed}});
-  };
-  handlers["WriteTuples"] = [write](Call& call) { return write(call, true); };
-  handlers["DeleteTuples"] = [write](Call& call) { return write(call, false); };
+  }
+  json changed = json::array();
+  for (const auto& [object, object_tuples] : by_object) {
+    QV_RETURN_IF_ERROR(
+        ctx.access.UpdateGrantsOf(object, edit_of(object_tuples), ActorOf(call)).status());
+    for (const Tuple& t : object_tuples) changed.push_back(catalog::authz::TupleToJson(t));
+  }
+  return JsonReply({{add ? "written" : "deleted", changed}});
+}
 
-  handlers["ReadTuples"] = [&access](Call& call) -> Result<HttpResponse> {
-    catalog::authz::TupleFilter filter;
-    filter.subject = call.Query("subject");
-    if (auto r = call.Query("relation")) {
-      QV_ASSIGN_OR_RETURN(filter.relation, catalog::authz::ParseRelation(*r));
-    }
-    if (auto o = call.Query("object")) {
-      QV_ASSIGN_OR_RETURN(filter.object_prefix, catalog::authz::ParseObjectRef(*o));
-    }
-    QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
-    if (!paging.page_token.empty()) {
-      QV_ASSIGN_OR_RETURN(filter.start_after, catalog::authz::ParseTuple(paging.page_token));
-    }
-    size_t limit = paging.limit.value_or(kMaxListLimit);
-    filter.limit = limit + 1;
-    // Who may read what: a server admin anything; others the grants on an object they may
-    // grant on (and below it), or their own.
-    if (!access.IsServerAdmin(call.subject)) {
-      if (filter.object_prefix) {
-        QV_RETURN_IF_ERROR(CheckGrantable(access, call, *filter.object_prefix));
-      } else if (filter.subject != call.subject) {
-        return Status(StatusCode::kPermissionDenied,
-                      "name an 'object' you administer, or read your own grants "
-                      "(subject=<you>)");
-      }
-    }
-    std::vector<Tuple> tuples = access.index().Read(filter);
-    json body = json::object();
-    if (tuples.size() > limit) {
-      tuples.resize(limit);
-      if (!tuples.empty()) body["page_token"] = catalog::authz::FormatTuple(tuples.back());
-    }
-    json list = json::array();
-    for (const Tuple& t : tuples) list.push_back(catalog::authz::TupleToJson(t));
-    body["tuples"] = list;
-    return JsonReply(body);
-  };
+}  // namespace
 
-  handlers["CheckAccess"] = [&access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::string permission_text, call.RequiredString("permission"));
-    QV_ASSIGN_OR_RETURN(Permission permission, catalog::authz::ParsePermission(permission_text));
-    QV_ASSIGN_OR_RETURN(std::string object_text, call.RequiredString("object"));
-    QV_ASSIGN_OR_RETURN(ObjectRef obj, catalog::authz::ParseObjectRef(object_text));
-    QV_ASSIGN_OR_RETURN(auto subject, call.String("subject"));
-    std::string who = subject.value_or(call.subject);
-    QV_RETURN_IF_ERROR(catalog::authz::ValidateSubject(who));
-    if (who != call.subject && !access.IsServerAdmin(call.subject)) {
-      // Asking about someone else is a grant-holder's question.
-      QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kGrant, obj, HiddenObject(obj)));
-    }
-    access.MaybeRefresh();
-    QV_ASSIGN_OR_RETURN(bool allowed, access.CheckFresh(who, permission, obj));
-    return JsonReply({{"subject", who},
-                      {"permission", catalog::authz::PermissionName(permission)},
-                      {"object", catalog::authz::FormatObjectRef(obj)},
-                      {"allowed", allowed}});
-  };
+Result<HttpResponse> HandleWriteTuples(const HandlerContext& ctx, Call& call) {
+  return EditTuples(ctx, call, true);
+}
 
-  handlers["WhoAmI"] = [&access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::vector<std::string> projects, access.ProjectsOf(call.subject));
-    return JsonReply({{"principal", call.subject},
-                      {"server_admin", access.IsServerAdmin(call.subject)},
-                      {"projects", projects}});
-  };
+Result<HttpResponse> HandleDeleteTuples(const HandlerContext& ctx, Call& call) {
+  return EditTuples(ctx, call, false);
+}
 
-  // --- events and the consistency scan ------------------------------------------------------
-  handlers["ListEvents"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(auto since, call.QueryInt("since"));
-    QV_ASSIGN_OR_RETURN(auto limit, call.QueryInt("limit"));
-    if (since && *since < 0) return Status::InvalidInput("'since' must not be negative");
-    size_t n = static_cast<size_t>(std::clamp<int64_t>(limit.value_or(100), 1, 1000));
-    std::optional<std::string> only_project;
-    if (!access.IsServerAdmin(call.subject)) {
-      QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
-      ObjectRef proj = ObjectRef::Project(project);
-      if (!access.Check(call.subject, Permission::kAdminister, proj)) {
-        return Status(StatusCode::kPermissionDenied,
-                      "the change log is for server admins and project admins");
-      }
-      only_project = project;
+Result<HttpResponse> HandleReadTuples(const HandlerContext& ctx, Call& call) {
+  catalog::authz::TupleFilter filter;
+  filter.subject = call.Query("subject");
+  if (auto r = call.Query("relation")) {
+    QV_ASSIGN_OR_RETURN(filter.relation, catalog::authz::ParseRelation(*r));
+  }
+  if (auto o = call.Query("object")) {
+    QV_ASSIGN_OR_RETURN(filter.object_prefix, catalog::authz::ParseObjectRef(*o));
+  }
+  QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
+  if (!paging.page_token.empty()) {
+    QV_ASSIGN_OR_RETURN(filter.start_after, catalog::authz::ParseTuple(paging.page_token));
+  }
+  size_t limit = paging.limit.value_or(kMaxListLimit);
+  filter.limit = limit + 1;
+  // Who may read what: a server admin anything; others the grants on an object they may
+  // grant on (and below it), or their own.
+  if (!ctx.access.IsServerAdmin(call.subject)) {
+    if (filter.object_prefix) {
+      QV_RETURN_IF_ERROR(CheckGrantable(ctx.access, call, *filter.object_prefix));
+    } else if (filter.subject != call.subject) {
+      return Status(StatusCode::kPermissionDenied,
+                    "name an 'object' you administer, or read your own grants "
+                    "(subject=<you>)");
     }
-    QV_ASSIGN_OR_RETURN(std::vector<json> events,
-                        catalog.registry().ReadLog(static_cast<uint64_t>(since.value_or(0)), n));
-    json list = json::array();
-    uint64_t last = static_cast<uint64_t>(since.value_or(0));
-    for (json& e : events) {
-      last = std::max<uint64_t>(last, e.value("seq", uint64_t{0}));
-      if (only_project && e.value("project", "") != *only_project) continue;
-      e["generation"] = e.value("seq", uint64_t{0});
-      list.push_back(std::move(e));
-    }
-    // `next_since` continues after the last event read, also when a project filter hid it.
-    return JsonReply({{"events", list}, {"next_since", last}});
-  };
+  }
+  std::vector<Tuple> tuples = ctx.access.index().Read(filter);
+  json body = json::object();
+  if (tuples.size() > limit) {
+    tuples.resize(limit);
+    if (!tuples.empty()) body["page_token"] = catalog::authz::FormatTuple(tuples.back());
+  }
+  json list = json::array();
+  for (const Tuple& t : tuples) list.push_back(catalog::authz::TupleToJson(t));
+  body["tuples"] = list;
+  return JsonReply(body);
+}
 
-  handlers["AdminConsistency"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    if (!access.IsServerAdmin(call.subject)) return NotAdmin(call.subject);
-    QV_ASSIGN_OR_RETURN(catalog::Catalog::ConsistencyReport report, catalog.CheckConsistency());
-    return JsonReply({{"ok", report.problems.empty()},
-                      {"projects", report.projects},
-                      {"warehouses", report.warehouses},
-                      {"namespaces", report.namespaces},
-                      {"tables", report.tables},
-                      {"problems", report.problems},
-                      {"in_flight", report.in_flight}});
-  };
+Result<HttpResponse> HandleCheckAccess(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(std::string permission_text, call.RequiredString("permission"));
+  QV_ASSIGN_OR_RETURN(Permission permission, catalog::authz::ParsePermission(permission_text));
+  QV_ASSIGN_OR_RETURN(std::string object_text, call.RequiredString("object"));
+  QV_ASSIGN_OR_RETURN(ObjectRef obj, catalog::authz::ParseObjectRef(object_text));
+  QV_ASSIGN_OR_RETURN(auto subject, call.String("subject"));
+  std::string who = subject.value_or(call.subject);
+  QV_RETURN_IF_ERROR(catalog::authz::ValidateSubject(who));
+  if (who != call.subject && !ctx.access.IsServerAdmin(call.subject)) {
+    // Asking about someone else is a grant-holder's question.
+    QV_RETURN_IF_ERROR(
+        Require(ctx.access, call.subject, Permission::kGrant, obj, HiddenObject(obj)));
+  }
+  ctx.access.MaybeRefresh();
+  QV_ASSIGN_OR_RETURN(bool allowed, ctx.access.CheckFresh(who, permission, obj));
+  return JsonReply({{"subject", who},
+                    {"permission", catalog::authz::PermissionName(permission)},
+                    {"object", catalog::authz::FormatObjectRef(obj)},
+                    {"allowed", allowed}});
+}
+
+Result<HttpResponse> HandleWhoAmI(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(std::vector<std::string> projects, ctx.access.ProjectsOf(call.subject));
+  return JsonReply({{"principal", call.subject},
+                    {"server_admin", ctx.access.IsServerAdmin(call.subject)},
+                    {"projects", projects}});
+}
+
+// --- events and the consistency scan ------------------------------------------------------
+Result<HttpResponse> HandleListEvents(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(auto since, call.QueryInt("since"));
+  QV_ASSIGN_OR_RETURN(auto limit, call.QueryInt("limit"));
+  if (since && *since < 0) return Status::InvalidInput("'since' must not be negative");
+  size_t n = static_cast<size_t>(std::clamp<int64_t>(limit.value_or(100), 1, 1000));
+  std::optional<std::string> only_project;
+  if (!ctx.access.IsServerAdmin(call.subject)) {
+    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(ctx.catalog, ctx.access, call));
+    ObjectRef proj = ObjectRef::Project(project);
+    if (!ctx.access.Check(call.subject, Permission::kAdminister, proj)) {
+      return Status(StatusCode::kPermissionDenied,
+                    "the change log is for server admins and project admins");
+    }
+    only_project = project;
+  }
+  QV_ASSIGN_OR_RETURN(std::vector<json> events,
+                      ctx.catalog.registry().ReadLog(static_cast<uint64_t>(since.value_or(0)), n));
+  json list = json::array();
+  uint64_t last = static_cast<uint64_t>(since.value_or(0));
+  for (json& e : events) {
+    last = std::max<uint64_t>(last, e.value("seq", uint64_t{0}));
+    if (only_project && e.value("project", "") != *only_project) continue;
+    e["generation"] = e.value("seq", uint64_t{0});
+    list.push_back(std::move(e));
+  }
+  // `next_since` continues after the last event read, also when a project filter hid it.
+  return JsonReply({{"events", list}, {"next_since", last}});
+}
+
+Result<HttpResponse> HandleAdminConsistency(const HandlerContext& ctx, Call& call) {
+  if (!ctx.access.IsServerAdmin(call.subject)) return NotAdmin(call.subject);
+  QV_ASSIGN_OR_RETURN(catalog::Catalog::ConsistencyReport report, ctx.catalog.CheckConsistency());
+  return JsonReply({{"ok", report.problems.empty()},
+                    {"projects", report.projects},
+                    {"warehouses", report.warehouses},
+                    {"namespaces", report.namespaces},
+                    {"tables", report.tables},
+                    {"problems", report.problems},
+                    {"in_flight", report.in_flight}});
 }
 
 }  // namespace quiver::server::internal

@@ -10,104 +10,8 @@ namespace {
 
 using catalog::authz::ObjectRef;
 using catalog::authz::Permission;
-using P = Permission;
 
 }  // namespace
-
-const std::vector<OperationPolicy>& Policies() {
-  static const std::vector<OperationPolicy> kPolicies = {
-      // namespaces
-      {"CreateNamespace", Door::kCreate, P::kCreateNamespace, Target::kNamespace},
-      {"ListNamespaces", Door::kRead, P::kObserve, Target::kNamespace},
-      {"DescribeNamespace", Door::kRead, P::kObserve, Target::kNamespace},
-      {"DropNamespace", Door::kDestructive, P::kDrop, Target::kNamespace},
-      {"NamespaceExists", Door::kRead, P::kObserve, Target::kNamespace},
-      {"ListTables", Door::kRead, P::kObserve, Target::kNamespace},
-      {"ListAllTables", Door::kRead, P::kObserve, Target::kProject},
-      // table lifecycle
-      {"RegisterTable", Door::kCreate, P::kCreateTable, Target::kTable},
-      {"DeclareTable", Door::kCreate, P::kCreateTable, Target::kTable},
-      {"CreateTable", Door::kCreate, P::kCreateTable, Target::kTable},
-      {"CreateMaterializedView", Door::kCreate, P::kCreateTable, Target::kTable},
-      {"DescribeTable", Door::kRead, P::kReadData, Target::kTable},
-      {"TableExists", Door::kRead, P::kObserve, Target::kTable},
-      {"DropTable", Door::kDestructive, P::kDrop, Target::kTable},
-      {"DeregisterTable", Door::kDestructive, P::kDrop, Target::kTable},
-      {"RenameTable", Door::kDestructive, P::kDrop, Target::kTable},
-      // reading a table
-      {"ListTableVersions", Door::kRead, P::kReadData, Target::kTable},
-      {"DescribeTableVersion", Door::kRead, P::kReadData, Target::kTable},
-      {"GetTableStats", Door::kRead, P::kReadData, Target::kTable},
-      {"CountTableRows", Door::kRead, P::kReadData, Target::kTable},
-      {"QueryTable", Door::kRead, P::kReadData, Target::kTable},
-      {"ExplainTableQueryPlan", Door::kRead, P::kReadData, Target::kTable},
-      {"AnalyzeTableQueryPlan", Door::kRead, P::kReadData, Target::kTable},
-      {"ListTableIndices", Door::kRead, P::kReadData, Target::kTable},
-      {"DescribeTableIndexStats", Door::kRead, P::kReadData, Target::kTable},
-      {"ListTableTags", Door::kRead, P::kReadData, Target::kTable},
-      {"GetTableTagVersion", Door::kRead, P::kReadData, Target::kTable},
-      {"ListTableBranches", Door::kRead, P::kReadData, Target::kTable},
-      // writing a table
-      {"RestoreTable", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"UpdateTableSchemaMetadata", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"CreateTableVersion", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"BatchDeleteTableVersions", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"AlterTableAlterColumns", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"UpdateFieldMetadata", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"AlterTableDropColumns", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"InsertIntoTable", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"MergeInsertIntoTable", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"UpdateTable", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"DeleteFromTable", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"AlterTableAddColumns", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"AlterTableBackfillColumns", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"RefreshMaterializedView", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"CreateTableIndex", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"CreateTableScalarIndex", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"DropTableIndex", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"CreateTableTag", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"DeleteTableTag", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"UpdateTableTag", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"CreateTableBranch", Door::kDestructive, P::kWriteData, Target::kTable},
-      {"DeleteTableBranch", Door::kDestructive, P::kWriteData, Target::kTable},
-      // multi-table operations name their tables in the body; unsupported so far, they will
-      // check can_write_data on each table when they arrive
-      {"BatchCreateTableVersions", Door::kNone, P::kWriteData, Target::kProject},
-      {"BatchCommitTables", Door::kNone, P::kWriteData, Target::kProject},
-      {"DescribeTransaction", Door::kNone, P::kReadData, Target::kProject},
-      {"AlterTransaction", Door::kNone, P::kWriteData, Target::kProject},
-      // quiver's own (checked by their handlers, in the door order; listed for the docs)
-      {"CreateProject", Door::kNone, P::kCreateProject, Target::kProject},
-      {"ListProjects", Door::kNone, P::kObserve, Target::kProject},
-      {"DescribeProject", Door::kNone, P::kObserve, Target::kProject},
-      {"DeleteProject", Door::kNone, P::kAdminister, Target::kProject},
-      {"CreateWarehouse", Door::kNone, P::kCreateWarehouse, Target::kProject},
-      {"ListWarehouses", Door::kNone, P::kObserve, Target::kProject},
-      {"DescribeWarehouse", Door::kNone, P::kObserve, Target::kProject},
-      {"DeleteWarehouse", Door::kNone, P::kAdminister, Target::kProject},
-      {"DeactivateWarehouse", Door::kNone, P::kAdminister, Target::kProject},
-      {"ActivateWarehouse", Door::kNone, P::kAdminister, Target::kProject},
-      {"CreateWarehouseNamespace", Door::kNone, P::kCreateNamespace, Target::kProject},
-      {"CreateApiKey", Door::kNone, P::kAdminister, Target::kProject},
-      {"ListApiKeys", Door::kNone, P::kAdminister, Target::kProject},
-      {"RevokeApiKey", Door::kNone, P::kAdminister, Target::kProject},
-      {"WriteTuples", Door::kNone, P::kGrant, Target::kProject},
-      {"DeleteTuples", Door::kNone, P::kGrant, Target::kProject},
-      {"ReadTuples", Door::kNone, P::kGrant, Target::kProject},
-      {"CheckAccess", Door::kNone, P::kObserve, Target::kProject},
-      {"WhoAmI", Door::kNone, P::kObserve, Target::kProject},
-      {"ListEvents", Door::kNone, P::kAdminister, Target::kProject},
-      {"AdminConsistency", Door::kNone, P::kAdminister, Target::kProject},
-  };
-  return kPolicies;
-}
-
-const OperationPolicy* PolicyFor(std::string_view operation) {
-  for (const OperationPolicy& p : Policies()) {
-    if (p.operation == operation) return &p;
-  }
-  return nullptr;
-}
 
 ObjectRef RefOf(Target target, const catalog::ObjectId& scoped) {
   switch (target) {
@@ -305,18 +209,19 @@ Result<std::string> ResolveProject(catalog::Catalog& catalog, catalog::AccessCon
 }
 
 Status AuthorizeSpecCall(catalog::Catalog& catalog, catalog::AccessControl& access,
-                         const Call& call, const OperationPolicy& policy) {
-  if (policy.door == Door::kNone) return Status::OK();
+                         const Call& call) {
+  const Operation& op = *call.op;
+  if (op.door == Door::kNone) return Status::OK();
   access.MaybeRefresh();
   const std::string& subject = call.subject;
-  if (policy.door == Door::kCreate) {
+  if (op.door == Door::kCreate) {
     QV_RETURN_IF_ERROR(CheckCreateShape(call));
     QV_ASSIGN_OR_RETURN(ObjectRef parent, CreateParent(catalog, call));
     // A create door reveals its parent (the 404 above names it), so a refusal here is a 403.
-    QV_RETURN_IF_ERROR(Require(access, subject, policy.permission, parent,
+    QV_RETURN_IF_ERROR(Require(access, subject, op.permission, parent,
                                Status(StatusCode::kPermissionDenied,
                                       fmt::format("{} lacks {} on {}", subject,
-                                                  catalog::authz::PermissionName(policy.permission),
+                                                  catalog::authz::PermissionName(op.permission),
                                                   catalog::authz::FormatObjectRef(parent)))));
     if (parent.type == catalog::authz::ObjectType::kWarehouse &&
         !access.WarehouseActive(parent.path[0], parent.path[1])) {
@@ -331,10 +236,10 @@ Status AuthorizeSpecCall(catalog::Catalog& catalog, catalog::AccessControl& acce
         catalog, access, call.id,
         call.op->name == "CreateNamespace" ? Target::kNamespace : Target::kTable);
   }
-  ObjectRef obj = RefOf(
-      policy.target, policy.target == Target::kProject ? catalog::ObjectId{call.project} : call.id);
-  Status hidden = policy.target == Target::kTable ? HiddenTable(call.id) : HiddenNamespace(call.id);
-  QV_RETURN_IF_ERROR(Require(access, subject, policy.permission, obj, hidden));
+  ObjectRef obj =
+      RefOf(op.target, op.target == Target::kProject ? catalog::ObjectId{call.project} : call.id);
+  Status hidden = op.target == Target::kTable ? HiddenTable(call.id) : HiddenNamespace(call.id);
+  QV_RETURN_IF_ERROR(Require(access, subject, op.permission, obj, hidden));
   if (call.op->name == "RenameTable") {
     // The destination namespace (the same one by default) needs can_create_table too: a rename
     // creates a name there, and its 409 would reveal what the namespace holds.
@@ -348,7 +253,7 @@ Status AuthorizeSpecCall(catalog::Catalog& catalog, catalog::AccessControl& acce
     // Neither out of a deactivated warehouse (below) nor into one.
     QV_RETURN_IF_ERROR(CheckWarehouseActive(catalog, access, dest, Target::kNamespace));
   }
-  return CheckWarehouseActive(catalog, access, call.id, policy.target);
+  return CheckWarehouseActive(catalog, access, call.id, op.target);
 }
 
 }  // namespace quiver::server::internal

@@ -1,5 +1,6 @@
-// The authorization step of the request pipeline: which permission each operation needs on
-// which object, and the door rules (docs/authorization.md).
+// The authorization step of the request pipeline: the door rules (docs/authorization.md). Which
+// door each operation goes through, and the permission it needs on which object, is in its row
+// of the operation table (operation_table.h).
 //
 //   read and destructive doors   allowed → the handler runs; else, if the caller may observe
 //                                the object → 403 PermissionDenied; else the same 404 that a
@@ -13,9 +14,7 @@
 // Thread-safety: pure functions over thread-safe state.
 #pragma once
 
-#include <optional>
 #include <string_view>
-#include <vector>
 
 #include "catalog/access_control.h"
 #include "catalog/authz/model.h"
@@ -25,34 +24,10 @@
 
 namespace quiver::server::internal {
 
-enum class Door {
-  kRead,         // reveals; 404 when the caller cannot observe
-  kDestructive,  // changes or removes an existing object; same rule as kRead
-  kCreate,       // creates under a parent
-  kNone,         // not checked here (control-plane handlers check themselves; unsupported ops)
-};
-
-enum class Target {
-  kTable,      // the call's id is a table
-  kNamespace,  // the call's id is a namespace (the root: the project)
-  kProject,    // the call's project
-};
-
-struct OperationPolicy {
-  std::string_view operation;
-  Door door;
-  catalog::authz::Permission permission;
-  Target target;
-};
-
-// The policy of every spec operation and every quiver operation (nullptr for unknown names).
-const OperationPolicy* PolicyFor(std::string_view operation);
-const std::vector<OperationPolicy>& Policies();
-
-// Runs the door checks for a spec operation. REQUIRES: the call is scoped (call.project set,
-// call.id = {project, ...}).
+// Runs the door checks of a spec operation: its row's door, permission and target
+// (operation_table.h). REQUIRES: the call is scoped (call.project set, call.id = {project, ...}).
 Status AuthorizeSpecCall(catalog::Catalog& catalog, catalog::AccessControl& access,
-                         const Call& call, const OperationPolicy& policy);
+                         const Call& call);
 
 // The header that picks one of the principal's projects.
 inline constexpr std::string_view kProjectHeader = "x-quiver-project";

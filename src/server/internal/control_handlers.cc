@@ -79,187 +79,194 @@ Status RequireWarehouseAdmin(catalog::AccessControl& access, const Call& call,
 
 }  // namespace
 
-void AddControlHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
-                        HandlerMap& handlers) {
-  // --- projects ---------------------------------------------------------------------------
-  handlers["CreateProject"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
-    QV_RETURN_IF_ERROR(catalog::ValidateName(name, "project"));
-    QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
-    QV_ASSIGN_OR_RETURN(bool allowed, access.CheckFresh(call.subject, Permission::kCreateProject,
-                                                        ObjectRef::Server()));
-    if (!allowed) return Denied(call.subject, Permission::kCreateProject, ObjectRef::Server());
-    QV_ASSIGN_OR_RETURN(
-        catalog::ProjectInfo info,
-        catalog.CreateProject(name, properties.value_or(catalog::Properties{}), ActorOf(call)));
-    return JsonReply(ProjectJson(info));
-  };
+// --- projects ---------------------------------------------------------------------------
+Result<HttpResponse> HandleCreateProject(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
+  QV_RETURN_IF_ERROR(catalog::ValidateName(name, "project"));
+  QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
+  QV_ASSIGN_OR_RETURN(bool allowed, ctx.access.CheckFresh(call.subject, Permission::kCreateProject,
+                                                          ObjectRef::Server()));
+  if (!allowed) return Denied(call.subject, Permission::kCreateProject, ObjectRef::Server());
+  QV_ASSIGN_OR_RETURN(
+      catalog::ProjectInfo info,
+      ctx.catalog.CreateProject(name, properties.value_or(catalog::Properties{}), ActorOf(call)));
+  return JsonReply(ProjectJson(info));
+}
 
-  handlers["ListProjects"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
-    catalog::NameList list;
-    if (access.IsServerAdmin(call.subject)) {
-      QV_ASSIGN_OR_RETURN(list, catalog.ListProjects(paging.page_token, paging.limit));
-    } else {
-      QV_ASSIGN_OR_RETURN(std::vector<std::string> mine, access.ProjectsOf(call.subject));
-      for (std::string& p : mine) {
-        if (p <= paging.page_token) continue;
-        if (paging.limit && list.names.size() >= *paging.limit) {
-          if (!list.names.empty()) list.page_token = list.names.back();  // limit=0: none
-          break;
-        }
-        list.names.push_back(std::move(p));
+Result<HttpResponse> HandleListProjects(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
+  catalog::NameList list;
+  if (ctx.access.IsServerAdmin(call.subject)) {
+    QV_ASSIGN_OR_RETURN(list, ctx.catalog.ListProjects(paging.page_token, paging.limit));
+  } else {
+    QV_ASSIGN_OR_RETURN(std::vector<std::string> mine, ctx.access.ProjectsOf(call.subject));
+    for (std::string& p : mine) {
+      if (p <= paging.page_token) continue;
+      if (paging.limit && list.names.size() >= *paging.limit) {
+        if (!list.names.empty()) list.page_token = list.names.back();  // limit=0: none
+        break;
+      }
+      list.names.push_back(std::move(p));
+    }
+  }
+  json body = {{"projects", list.names}};
+  if (list.page_token) body["page_token"] = *list.page_token;
+  return JsonReply(body);
+}
+
+Result<HttpResponse> HandleDescribeProject(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "project"));
+  QV_RETURN_IF_ERROR(Require(ctx.access, call.subject, Permission::kObserve,
+                             ObjectRef::Project(name), HiddenProject(name)));
+  auto info = ctx.catalog.DescribeProject(name);
+  if (!info.ok())
+    return info.status().code() == StatusCode::kNamespaceNotFound ? HiddenProject(name)
+                                                                  : info.status();
+  json body = ProjectJson(*info);
+  // Who holds what is for those who may change it (as with ReadTuples).
+  if (ctx.access.Check(call.subject, Permission::kGrant, ObjectRef::Project(name))) {
+    body["grants"] = info->grants;
+  }
+  return JsonReply(body);
+}
+
+Result<HttpResponse> HandleDeleteProject(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "project"));
+  QV_RETURN_IF_ERROR(Require(ctx.access, call.subject, Permission::kAdminister,
+                             ObjectRef::Project(name), HiddenProject(name)));
+  auto info = ctx.catalog.DeleteProject(name, ActorOf(call));
+  if (!info.ok())
+    return info.status().code() == StatusCode::kNamespaceNotFound ? HiddenProject(name)
+                                                                  : info.status();
+  return JsonReply(ProjectJson(*info));
+}
+
+// --- warehouses -------------------------------------------------------------------------
+Result<HttpResponse> HandleCreateWarehouse(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
+  QV_RETURN_IF_ERROR(catalog::ValidateName(name, "warehouse"));
+  QV_ASSIGN_OR_RETURN(auto root, call.String("root"));
+  QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
+  QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(ctx.catalog, ctx.access, call));
+  QV_RETURN_IF_ERROR(CheckBodyProject(call, project));
+  ObjectRef proj = ObjectRef::Project(project);
+  QV_RETURN_IF_ERROR(Require(ctx.access, call.subject, Permission::kCreateWarehouse, proj,
+                             Denied(call.subject, Permission::kCreateWarehouse, proj)));
+  // A root of its own is storage configuration of the whole server (it could name any path
+  // the server can reach, another project's included): server admins only. Project admins
+  // create warehouses on the catalog root.
+  if (root && !root->empty() && !ctx.access.IsServerAdmin(call.subject)) {
+    return Status(StatusCode::kPermissionDenied,
+                  "only a server admin gives a warehouse its own 'root'; omit it to use the "
+                  "catalog root");
+  }
+  QV_ASSIGN_OR_RETURN(
+      catalog::WarehouseInfo info,
+      ctx.catalog.CreateWarehouse(project, name, root.value_or(""),
+                                  properties.value_or(catalog::Properties{}), ActorOf(call)));
+  return JsonReply(WarehouseJson(info));
+}
+
+Result<HttpResponse> HandleListWarehouses(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
+  QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(ctx.catalog, ctx.access, call));
+  catalog::NameList list;
+  if (ctx.access.Rank(call.subject, ObjectRef::Project(project)) > 0) {
+    QV_ASSIGN_OR_RETURN(list, ctx.catalog.ListWarehouses(project, paging.page_token, paging.limit));
+  } else {
+    catalog::authz::TupleFilter filter;
+    filter.subject = call.subject;
+    filter.object_prefix = ObjectRef::Project(project);
+    std::set<std::string> names;
+    for (const auto& t : ctx.access.index().Read(filter)) {
+      if (t.object.type == catalog::authz::ObjectType::kWarehouse) {
+        names.insert(t.object.path[1]);
+      } else if (t.object.path.size() >= 2) {
+        std::string wh = ctx.access.WarehouseOf(project, t.object.path[1]);
+        if (!wh.empty()) names.insert(wh);
       }
     }
-    json body = {{"projects", list.names}};
-    if (list.page_token) body["page_token"] = *list.page_token;
-    return JsonReply(body);
-  };
-
-  handlers["DescribeProject"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "project"));
-    QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kObserve, ObjectRef::Project(name),
-                               HiddenProject(name)));
-    auto info = catalog.DescribeProject(name);
-    if (!info.ok())
-      return info.status().code() == StatusCode::kNamespaceNotFound ? HiddenProject(name)
-                                                                    : info.status();
-    json body = ProjectJson(*info);
-    // Who holds what is for those who may change it (as with ReadTuples).
-    if (access.Check(call.subject, Permission::kGrant, ObjectRef::Project(name))) {
-      body["grants"] = info->grants;
-    }
-    return JsonReply(body);
-  };
-
-  handlers["DeleteProject"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "project"));
-    QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kAdminister,
-                               ObjectRef::Project(name), HiddenProject(name)));
-    auto info = catalog.DeleteProject(name, ActorOf(call));
-    if (!info.ok())
-      return info.status().code() == StatusCode::kNamespaceNotFound ? HiddenProject(name)
-                                                                    : info.status();
-    return JsonReply(ProjectJson(*info));
-  };
-
-  // --- warehouses -------------------------------------------------------------------------
-  handlers["CreateWarehouse"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
-    QV_RETURN_IF_ERROR(catalog::ValidateName(name, "warehouse"));
-    QV_ASSIGN_OR_RETURN(auto root, call.String("root"));
-    QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
-    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
-    QV_RETURN_IF_ERROR(CheckBodyProject(call, project));
-    ObjectRef proj = ObjectRef::Project(project);
-    QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kCreateWarehouse, proj,
-                               Denied(call.subject, Permission::kCreateWarehouse, proj)));
-    // A root of its own is storage configuration of the whole server (it could name any path
-    // the server can reach, another project's included): server admins only. Project admins
-    // create warehouses on the catalog root.
-    if (root && !root->empty() && !access.IsServerAdmin(call.subject)) {
-      return Status(StatusCode::kPermissionDenied,
-                    "only a server admin gives a warehouse its own 'root'; omit it to use the "
-                    "catalog root");
-    }
-    QV_ASSIGN_OR_RETURN(
-        catalog::WarehouseInfo info,
-        catalog.CreateWarehouse(project, name, root.value_or(""),
-                                properties.value_or(catalog::Properties{}), ActorOf(call)));
-    return JsonReply(WarehouseJson(info));
-  };
-
-  handlers["ListWarehouses"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
-    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
-    catalog::NameList list;
-    if (access.Rank(call.subject, ObjectRef::Project(project)) > 0) {
-      QV_ASSIGN_OR_RETURN(list, catalog.ListWarehouses(project, paging.page_token, paging.limit));
-    } else {
-      catalog::authz::TupleFilter filter;
-      filter.subject = call.subject;
-      filter.object_prefix = ObjectRef::Project(project);
-      std::set<std::string> names;
-      for (const auto& t : access.index().Read(filter)) {
-        if (t.object.type == catalog::authz::ObjectType::kWarehouse) {
-          names.insert(t.object.path[1]);
-        } else if (t.object.path.size() >= 2) {
-          std::string wh = access.WarehouseOf(project, t.object.path[1]);
-          if (!wh.empty()) names.insert(wh);
-        }
+    for (const std::string& n : names) {
+      if (n <= paging.page_token) continue;
+      if (paging.limit && list.names.size() >= *paging.limit) {
+        if (!list.names.empty()) list.page_token = list.names.back();  // limit=0: none
+        break;
       }
-      for (const std::string& n : names) {
-        if (n <= paging.page_token) continue;
-        if (paging.limit && list.names.size() >= *paging.limit) {
-          if (!list.names.empty()) list.page_token = list.names.back();  // limit=0: none
-          break;
-        }
-        list.names.push_back(n);
-      }
+      list.names.push_back(n);
     }
-    json body = {{"warehouses", list.names}, {"project", project}};
-    if (list.page_token) body["page_token"] = *list.page_token;
-    return JsonReply(body);
-  };
+  }
+  json body = {{"warehouses", list.names}, {"project", project}};
+  if (list.page_token) body["page_token"] = *list.page_token;
+  return JsonReply(body);
+}
 
-  handlers["DescribeWarehouse"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "warehouse"));
-    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
-    QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kObserve,
-                               ObjectRef::Warehouse(project, name), HiddenWarehouse(name)));
-    QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo info, catalog.DescribeWarehouse(project, name));
-    json body = WarehouseJson(info);
-    if (access.Check(call.subject, Permission::kGrant, ObjectRef::Warehouse(project, name))) {
-      body["grants"] = info.grants;
-    }
-    return JsonReply(body);
-  };
+Result<HttpResponse> HandleDescribeWarehouse(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "warehouse"));
+  QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(ctx.catalog, ctx.access, call));
+  QV_RETURN_IF_ERROR(Require(ctx.access, call.subject, Permission::kObserve,
+                             ObjectRef::Warehouse(project, name), HiddenWarehouse(name)));
+  QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo info, ctx.catalog.DescribeWarehouse(project, name));
+  json body = WarehouseJson(info);
+  if (ctx.access.Check(call.subject, Permission::kGrant, ObjectRef::Warehouse(project, name))) {
+    body["grants"] = info.grants;
+  }
+  return JsonReply(body);
+}
 
-  handlers["DeleteWarehouse"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "warehouse"));
-    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
-    QV_RETURN_IF_ERROR(RequireWarehouseAdmin(access, call, project, name));
-    QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo info,
-                        catalog.DeleteWarehouse(project, name, ActorOf(call)));
-    return JsonReply(WarehouseJson(info));
-  };
+Result<HttpResponse> HandleDeleteWarehouse(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "warehouse"));
+  QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(ctx.catalog, ctx.access, call));
+  QV_RETURN_IF_ERROR(RequireWarehouseAdmin(ctx.access, call, project, name));
+  QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo info,
+                      ctx.catalog.DeleteWarehouse(project, name, ActorOf(call)));
+  return JsonReply(WarehouseJson(info));
+}
 
-  auto set_active = [&catalog, &access](Call& call, bool active) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "warehouse"));
-    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
-    QV_RETURN_IF_ERROR(RequireWarehouseAdmin(access, call, project, name));
-    QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo info,
-                        catalog.SetWarehouseActive(project, name, active, ActorOf(call)));
-    return JsonReply(WarehouseJson(info));
-  };
-  handlers["DeactivateWarehouse"] = [set_active](Call& call) { return set_active(call, false); };
-  handlers["ActivateWarehouse"] = [set_active](Call& call) { return set_active(call, true); };
+namespace {
 
-  handlers["CreateWarehouseNamespace"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::string warehouse, PathName(call, "warehouse"));
-    QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
-    QV_RETURN_IF_ERROR(catalog::ValidateName(name, "namespace"));
-    QV_ASSIGN_OR_RETURN(auto mode_text, call.String("mode"));
-    QV_ASSIGN_OR_RETURN(catalog::CreateMode mode, ParseCreateMode(mode_text));
-    QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
-    QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(catalog, access, call));
-    // Parent exists (the warehouse; create doors name what is missing) → permission → write.
-    QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo wh, catalog.DescribeWarehouse(project, warehouse));
-    ObjectRef wh_ref = ObjectRef::Warehouse(project, warehouse);
-    QV_RETURN_IF_ERROR(Require(access, call.subject, Permission::kCreateNamespace, wh_ref,
-                               Denied(call.subject, Permission::kCreateNamespace, wh_ref)));
-    if (!wh.active) {
-      return Status(StatusCode::kPermissionDenied,
-                    fmt::format("warehouse '{}' is deactivated", warehouse));
-    }
-    catalog::Properties props = properties.value_or(catalog::Properties{});
-    props[std::string(catalog::kWarehouseProperty)] = warehouse;
-    QV_ASSIGN_OR_RETURN(catalog::NamespaceInfo info,
-                        catalog.CreateNamespace({project, name}, mode, props, ActorOf(call)));
-    return JsonReply({{"name", name},
-                      {"warehouse", info.warehouse.empty() ? warehouse : info.warehouse},
-                      {"properties", info.properties}});
-  };
+Result<HttpResponse> SetWarehouseActivity(const HandlerContext& ctx, Call& call, bool active) {
+  QV_ASSIGN_OR_RETURN(std::string name, PathName(call, "warehouse"));
+  QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(ctx.catalog, ctx.access, call));
+  QV_RETURN_IF_ERROR(RequireWarehouseAdmin(ctx.access, call, project, name));
+  QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo info,
+                      ctx.catalog.SetWarehouseActive(project, name, active, ActorOf(call)));
+  return JsonReply(WarehouseJson(info));
+}
+
+}  // namespace
+
+Result<HttpResponse> HandleDeactivateWarehouse(const HandlerContext& ctx, Call& call) {
+  return SetWarehouseActivity(ctx, call, false);
+}
+
+Result<HttpResponse> HandleActivateWarehouse(const HandlerContext& ctx, Call& call) {
+  return SetWarehouseActivity(ctx, call, true);
+}
+
+Result<HttpResponse> HandleCreateWarehouseNamespace(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(std::string warehouse, PathName(call, "warehouse"));
+  QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
+  QV_RETURN_IF_ERROR(catalog::ValidateName(name, "namespace"));
+  QV_ASSIGN_OR_RETURN(auto mode_text, call.String("mode"));
+  QV_ASSIGN_OR_RETURN(catalog::CreateMode mode, ParseCreateMode(mode_text));
+  QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
+  QV_ASSIGN_OR_RETURN(std::string project, ResolveProject(ctx.catalog, ctx.access, call));
+  // Parent exists (the warehouse; create doors name what is missing) → permission → write.
+  QV_ASSIGN_OR_RETURN(catalog::WarehouseInfo wh, ctx.catalog.DescribeWarehouse(project, warehouse));
+  ObjectRef wh_ref = ObjectRef::Warehouse(project, warehouse);
+  QV_RETURN_IF_ERROR(Require(ctx.access, call.subject, Permission::kCreateNamespace, wh_ref,
+                             Denied(call.subject, Permission::kCreateNamespace, wh_ref)));
+  if (!wh.active) {
+    return Status(StatusCode::kPermissionDenied,
+                  fmt::format("warehouse '{}' is deactivated", warehouse));
+  }
+  catalog::Properties props = properties.value_or(catalog::Properties{});
+  props[std::string(catalog::kWarehouseProperty)] = warehouse;
+  QV_ASSIGN_OR_RETURN(catalog::NamespaceInfo info,
+                      ctx.catalog.CreateNamespace({project, name}, mode, props, ActorOf(call)));
+  return JsonReply({{"name", name},
+                    {"warehouse", info.warehouse.empty() ? warehouse : info.warehouse},
+                    {"properties", info.properties}});
 }
 
 }  // namespace quiver::server::internal

@@ -1,12 +1,15 @@
-// The operation handlers of the namespace service, grouped by topic (namespace_handlers.cc,
-// table_handlers.cc, version_handlers.cc, ref_handlers.cc), and the helpers they share.
-// A handler turns a parsed Call into a response or a Status; the service turns a Status into
-// the error body. Operations without a handler answer Unsupported (406, code 0).
-// Thread-safety: handlers are called concurrently; they share only the thread-safe Catalog.
+// The operation handlers of the namespace service, and the helpers they share. Each is a named
+// function, HandleDescribeTable for DescribeTable, grouped by topic in *_handlers.cc, and named
+// by its operation's row of the operation table (operation_table.h), which is how the service
+// finds it. A handler gets a HandlerContext (what it acts on) and the Call, parsed and, for a
+// spec operation, scoped to the caller's project and through its door (internal/authorize.h);
+// it returns a response or a Status, which the service turns into the error body. Handlers can
+// be called directly (tests/server/internal/handlers_test.cc). Operations without a handler
+// answer Unsupported (406, code 0).
+// Thread-safety: handlers are called concurrently; they share only the thread-safe Catalog,
+// AccessControl and Metrics.
 #pragma once
 
-#include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,24 +21,93 @@
 #include "common/result.h"
 #include "server/call.h"
 #include "server/http_types.h"
+#include "server/metrics.h"
+#include "server/operation_table.h"
+#include "store/counting_store.h"
 #include "store/object_store.h"
 
 namespace quiver::server::internal {
 
-using Handler = std::function<Result<HttpResponse>(Call&)>;
-using HandlerMap = std::map<std::string, Handler, std::less<>>;
+// What handlers act on: the service's (service.h). REQUIRES: all of it outlives the calls.
+struct HandlerContext {
+  catalog::Catalog& catalog;
+  catalog::AccessControl& access;
+  Metrics& metrics;                       // the request counters (Metrics)
+  const CountingStore* counts = nullptr;  // over the catalog's root store (Metrics); may be null
+};
 
-void AddNamespaceHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
-                          HandlerMap& handlers);
-// Projects, warehouses (control_handlers.cc).
-void AddControlHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
-                        HandlerMap& handlers);
+// Healthz and Metrics (monitoring_handlers.cc).
+Result<HttpResponse> HandleHealthz(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleMetrics(const HandlerContext& ctx, Call& call);
+
+// Namespaces (namespace_handlers.cc).
+Result<HttpResponse> HandleCreateNamespace(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeNamespace(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleNamespaceExists(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListNamespaces(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDropNamespace(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListTables(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListAllTables(const HandlerContext& ctx, Call& call);
+
+// Projects and warehouses (control_handlers.cc).
+Result<HttpResponse> HandleCreateProject(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListProjects(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeProject(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeleteProject(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCreateWarehouse(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListWarehouses(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeWarehouse(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeleteWarehouse(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeactivateWarehouse(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleActivateWarehouse(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCreateWarehouseNamespace(const HandlerContext& ctx, Call& call);
+
 // API keys, tuples, checks, events, the consistency scan (access_handlers.cc).
-void AddAccessHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
-                       HandlerMap& handlers);
-void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers);
-void AddVersionHandlers(catalog::Catalog& catalog, HandlerMap& handlers);
-void AddRefHandlers(catalog::Catalog& catalog, HandlerMap& handlers);
+Result<HttpResponse> HandleCreateApiKey(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListApiKeys(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleRevokeApiKey(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleWriteTuples(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeleteTuples(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleReadTuples(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCheckAccess(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleWhoAmI(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListEvents(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleAdminConsistency(const HandlerContext& ctx, Call& call);
+
+// Table registration and metadata (table_handlers.cc).
+Result<HttpResponse> HandleDeclareTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleRegisterTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleTableExists(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDropTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeregisterTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleRenameTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleRestoreTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleUpdateTableSchemaMetadata(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleUpdateFieldMetadata(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleAlterTableDropColumns(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleAlterTableAlterColumns(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleGetTableStats(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCountTableRows(const HandlerContext& ctx, Call& call);
+
+// Table versions (version_handlers.cc).
+Result<HttpResponse> HandleListTableVersions(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeTableVersion(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCreateTableVersion(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleBatchDeleteTableVersions(const HandlerContext& ctx, Call& call);
+
+// Tags, branches and indices (ref_handlers.cc).
+Result<HttpResponse> HandleListTableTags(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleGetTableTagVersion(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCreateTableTag(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleUpdateTableTag(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeleteTableTag(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListTableBranches(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCreateTableBranch(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeleteTableBranch(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleListTableIndices(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDropTableIndex(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDescribeTableIndexStats(const HandlerContext& ctx, Call& call);
 
 // 200 (or `status`) with the JSON body.
 HttpResponse JsonReply(const nlohmann::json& body, int status = 200);

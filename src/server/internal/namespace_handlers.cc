@@ -77,136 +77,134 @@ Result<std::vector<catalog::ObjectId>> VisibleTables(catalog::Catalog& catalog,
 
 }  // namespace
 
-void AddNamespaceHandlers(catalog::Catalog& catalog, catalog::AccessControl& access,
-                          HandlerMap& handlers) {
-  handlers["CreateNamespace"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(auto mode_text, call.String("mode"));
-    QV_ASSIGN_OR_RETURN(catalog::CreateMode mode, ParseCreateMode(mode_text));
-    QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
-    QV_ASSIGN_OR_RETURN(
-        catalog::NamespaceInfo info,
-        catalog.CreateNamespace(call.id, mode, properties.value_or(catalog::Properties{}),
-                                ActorOf(call)));
-    return JsonReply({{"properties", info.properties}});
-  };
+Result<HttpResponse> HandleCreateNamespace(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(auto mode_text, call.String("mode"));
+  QV_ASSIGN_OR_RETURN(catalog::CreateMode mode, ParseCreateMode(mode_text));
+  QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
+  QV_ASSIGN_OR_RETURN(
+      catalog::NamespaceInfo info,
+      ctx.catalog.CreateNamespace(call.id, mode, properties.value_or(catalog::Properties{}),
+                                  ActorOf(call)));
+  return JsonReply({{"properties", info.properties}});
+}
 
-  handlers["DescribeNamespace"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(catalog::NamespaceInfo info, catalog.DescribeNamespace(call.id));
-    return JsonReply({{"properties", info.properties}});
-  };
+Result<HttpResponse> HandleDescribeNamespace(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(catalog::NamespaceInfo info, ctx.catalog.DescribeNamespace(call.id));
+  return JsonReply({{"properties", info.properties}});
+}
 
-  handlers["NamespaceExists"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_RETURN_IF_ERROR(catalog.DescribeNamespace(call.id).status());
-    return EmptyReply();
-  };
+Result<HttpResponse> HandleNamespaceExists(const HandlerContext& ctx, Call& call) {
+  QV_RETURN_IF_ERROR(ctx.catalog.DescribeNamespace(call.id).status());
+  return EmptyReply();
+}
 
-  handlers["ListNamespaces"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
-    catalog::NameList list;
-    if (SeesEverythingIn(access, call)) {
-      QV_ASSIGN_OR_RETURN(list, catalog.ListNamespaces(call.id, paging.page_token, paging.limit));
-    } else {
-      QV_ASSIGN_OR_RETURN(list, VisiblePage(access, call, ChildKind::kNamespace, paging));
+Result<HttpResponse> HandleListNamespaces(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
+  catalog::NameList list;
+  if (SeesEverythingIn(ctx.access, call)) {
+    QV_ASSIGN_OR_RETURN(list, ctx.catalog.ListNamespaces(call.id, paging.page_token, paging.limit));
+  } else {
+    QV_ASSIGN_OR_RETURN(list, VisiblePage(ctx.access, call, ChildKind::kNamespace, paging));
+  }
+  json body = {{"namespaces", list.names}};
+  if (list.page_token) body["page_token"] = *list.page_token;
+  return JsonReply(body);
+}
+
+Result<HttpResponse> HandleDropNamespace(const HandlerContext& ctx, Call& call) {
+  catalog::Catalog::DropNamespaceOptions options;
+  QV_ASSIGN_OR_RETURN(auto mode, call.String("mode"));
+  if (mode) {
+    std::string m = NormalizeEnum(*mode);
+    if (m == "skip") {
+      options.skip_missing = true;
+    } else if (m != "fail") {
+      return Status::InvalidInput(fmt::format("'mode' must be Fail or Skip, not '{}'", *mode));
     }
-    json body = {{"namespaces", list.names}};
-    if (list.page_token) body["page_token"] = *list.page_token;
-    return JsonReply(body);
-  };
+  }
+  QV_ASSIGN_OR_RETURN(auto behavior, call.String("behavior"));
+  if (behavior) {
+    std::string b = NormalizeEnum(*behavior);
+    if (b == "cascade") {
+      options.cascade = true;
+    } else if (b != "restrict") {
+      return Status::InvalidInput(
+          fmt::format("'behavior' must be Restrict or Cascade, not '{}'", *behavior));
+    }
+  }
+  QV_ASSIGN_OR_RETURN(auto dropped, ctx.catalog.DropNamespace(call.id, options, ActorOf(call)));
+  if (!dropped) return JsonReply(json::object());
+  return JsonReply({{"properties", dropped->properties}});
+}
 
-  handlers["DropNamespace"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    catalog::Catalog::DropNamespaceOptions options;
-    QV_ASSIGN_OR_RETURN(auto mode, call.String("mode"));
-    if (mode) {
-      std::string m = NormalizeEnum(*mode);
-      if (m == "skip") {
-        options.skip_missing = true;
-      } else if (m != "fail") {
-        return Status::InvalidInput(fmt::format("'mode' must be Fail or Skip, not '{}'", *mode));
+Result<HttpResponse> HandleListTables(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
+  QV_ASSIGN_OR_RETURN(auto include_declared, call.QueryBool("include_declared"));
+  catalog::NameList list;
+  if (SeesEverythingIn(ctx.access, call)) {
+    QV_ASSIGN_OR_RETURN(list, ctx.catalog.ListTables(call.id, paging.page_token, paging.limit,
+                                                     include_declared.value_or(true)));
+  } else {
+    QV_ASSIGN_OR_RETURN(list, VisiblePage(ctx.access, call, ChildKind::kTable, paging));
+    if (!include_declared.value_or(true)) {
+      std::vector<std::string> kept;
+      for (std::string& name : list.names) {
+        auto table = ctx.catalog.GetTable(catalog::ChildOf(call.id, name));
+        if (!table.ok()) continue;
+        QV_ASSIGN_OR_RETURN(bool only_declared, ctx.catalog.IsOnlyDeclared(*table));
+        if (!only_declared) kept.push_back(std::move(name));
       }
+      list.names = std::move(kept);
     }
-    QV_ASSIGN_OR_RETURN(auto behavior, call.String("behavior"));
-    if (behavior) {
-      std::string b = NormalizeEnum(*behavior);
-      if (b == "cascade") {
-        options.cascade = true;
-      } else if (b != "restrict") {
-        return Status::InvalidInput(
-            fmt::format("'behavior' must be Restrict or Cascade, not '{}'", *behavior));
-      }
-    }
-    QV_ASSIGN_OR_RETURN(auto dropped, catalog.DropNamespace(call.id, options, ActorOf(call)));
-    if (!dropped) return JsonReply(json::object());
-    return JsonReply({{"properties", dropped->properties}});
-  };
+  }
+  json body = {{"tables", list.names}};
+  if (list.page_token) body["page_token"] = *list.page_token;
+  return JsonReply(body);
+}
 
-  handlers["ListTables"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
-    QV_ASSIGN_OR_RETURN(auto include_declared, call.QueryBool("include_declared"));
-    catalog::NameList list;
-    if (SeesEverythingIn(access, call)) {
-      QV_ASSIGN_OR_RETURN(list, catalog.ListTables(call.id, paging.page_token, paging.limit,
-                                                   include_declared.value_or(true)));
-    } else {
-      QV_ASSIGN_OR_RETURN(list, VisiblePage(access, call, ChildKind::kTable, paging));
+Result<HttpResponse> HandleListAllTables(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
+  QV_ASSIGN_OR_RETURN(auto include_declared, call.QueryBool("include_declared"));
+  catalog::Catalog::IdList list;
+  if (ctx.access.Rank(call.subject, ObjectRef::Project(call.project)) > 0) {
+    QV_ASSIGN_OR_RETURN(list,
+                        ctx.catalog.ListAllTables(call.project, paging.page_token, paging.limit,
+                                                  include_declared.value_or(true)));
+  } else {
+    // The page token is the last id returned, as a JSON array.
+    QV_ASSIGN_OR_RETURN(std::vector<catalog::ObjectId> visible,
+                        VisibleTables(ctx.catalog, ctx.access, call));
+    auto it = visible.begin();
+    if (!paging.page_token.empty()) {
+      auto parsed = ParseJson(paging.page_token);  // bounded: common/json.h
+      json after = parsed.ok() ? std::move(*parsed) : json();
+      if (!after.is_array() ||
+          !std::all_of(after.begin(), after.end(), [](const json& v) { return v.is_string(); })) {
+        return Status::InvalidInput("'page_token' is not one of ours");
+      }
+      catalog::ObjectId last = call.Scoped(after.get<catalog::ObjectId>());
+      it = std::upper_bound(visible.begin(), visible.end(), last);
+    }
+    for (; it != visible.end(); ++it) {
+      if (paging.limit && list.ids.size() >= *paging.limit) {
+        if (!list.ids.empty()) list.page_token = json(SpecId(list.ids.back())).dump();
+        break;
+      }
       if (!include_declared.value_or(true)) {
-        std::vector<std::string> kept;
-        for (std::string& name : list.names) {
-          auto table = catalog.GetTable(catalog::ChildOf(call.id, name));
-          if (!table.ok()) continue;
-          QV_ASSIGN_OR_RETURN(bool only_declared, catalog.IsOnlyDeclared(*table));
-          if (!only_declared) kept.push_back(std::move(name));
-        }
-        list.names = std::move(kept);
+        auto table = ctx.catalog.GetTable(*it);
+        if (!table.ok()) continue;
+        QV_ASSIGN_OR_RETURN(bool only_declared, ctx.catalog.IsOnlyDeclared(*table));
+        if (only_declared) continue;
       }
+      list.ids.push_back(*it);
     }
-    json body = {{"tables", list.names}};
-    if (list.page_token) body["page_token"] = *list.page_token;
-    return JsonReply(body);
-  };
-
-  handlers["ListAllTables"] = [&catalog, &access](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
-    QV_ASSIGN_OR_RETURN(auto include_declared, call.QueryBool("include_declared"));
-    catalog::Catalog::IdList list;
-    if (access.Rank(call.subject, ObjectRef::Project(call.project)) > 0) {
-      QV_ASSIGN_OR_RETURN(list, catalog.ListAllTables(call.project, paging.page_token, paging.limit,
-                                                      include_declared.value_or(true)));
-    } else {
-      // The page token is the last id returned, as a JSON array.
-      QV_ASSIGN_OR_RETURN(std::vector<catalog::ObjectId> visible,
-                          VisibleTables(catalog, access, call));
-      auto it = visible.begin();
-      if (!paging.page_token.empty()) {
-        auto parsed = ParseJson(paging.page_token);  // bounded: common/json.h
-        json after = parsed.ok() ? std::move(*parsed) : json();
-        if (!after.is_array() ||
-            !std::all_of(after.begin(), after.end(), [](const json& v) { return v.is_string(); })) {
-          return Status::InvalidInput("'page_token' is not one of ours");
-        }
-        catalog::ObjectId last = call.Scoped(after.get<catalog::ObjectId>());
-        it = std::upper_bound(visible.begin(), visible.end(), last);
-      }
-      for (; it != visible.end(); ++it) {
-        if (paging.limit && list.ids.size() >= *paging.limit) {
-          if (!list.ids.empty()) list.page_token = json(SpecId(list.ids.back())).dump();
-          break;
-        }
-        if (!include_declared.value_or(true)) {
-          auto table = catalog.GetTable(*it);
-          if (!table.ok()) continue;
-          QV_ASSIGN_OR_RETURN(bool only_declared, catalog.IsOnlyDeclared(*table));
-          if (only_declared) continue;
-        }
-        list.ids.push_back(*it);
-      }
-    }
-    json tables = json::array();
-    for (const catalog::ObjectId& id : list.ids)
-      tables.push_back(catalog::JoinId(SpecId(id), call.delimiter));
-    json body = {{"tables", tables}};
-    if (list.page_token) body["page_token"] = *list.page_token;
-    return JsonReply(body);
-  };
+  }
+  json tables = json::array();
+  for (const catalog::ObjectId& id : list.ids)
+    tables.push_back(catalog::JoinId(SpecId(id), call.delimiter));
+  json body = {{"tables", tables}};
+  if (list.page_token) body["page_token"] = *list.page_token;
+  return JsonReply(body);
 }
 
 }  // namespace quiver::server::internal

@@ -72,149 +72,145 @@ std::map<std::string, std::vector<table::IndexInfo>> IndicesByName(const table::
 
 }  // namespace
 
-void AddRefHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
-  // --- tags ---
-  handlers["ListTableTags"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(Paging paging, BodyPaging(call));
-    QV_ASSIGN_OR_RETURN(auto tags, table::ListTags(*table.root));
-    return JsonReply(PageOfMap(tags, paging, "tags", [](const table::TagInfo& t) {
-      json j = {{"version", t.version}, {"manifestSize", t.manifest_size}};
-      if (t.branch) j["branch"] = *t.branch;
-      return j;
-    }));
-  };
+// --- tags ---
+Result<HttpResponse> HandleListTableTags(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(Paging paging, BodyPaging(call));
+  QV_ASSIGN_OR_RETURN(auto tags, table::ListTags(*table.root));
+  return JsonReply(PageOfMap(tags, paging, "tags", [](const table::TagInfo& t) {
+    json j = {{"version", t.version}, {"manifestSize", t.manifest_size}};
+    if (t.branch) j["branch"] = *t.branch;
+    return j;
+  }));
+}
 
-  handlers["GetTableTagVersion"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(std::string name, TagName(call));
-    QV_ASSIGN_OR_RETURN(table::TagInfo tag, table::GetTag(*table.root, name));
-    json body = {{"version", tag.version}};
-    if (tag.branch) body["branch"] = *tag.branch;
-    return JsonReply(body);
-  };
+Result<HttpResponse> HandleGetTableTagVersion(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(std::string name, TagName(call));
+  QV_ASSIGN_OR_RETURN(table::TagInfo tag, table::GetTag(*table.root, name));
+  json body = {{"version", tag.version}};
+  if (tag.branch) body["branch"] = *tag.branch;
+  return JsonReply(body);
+}
 
-  handlers["CreateTableTag"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(std::string name, TagName(call));
-    QV_ASSIGN_OR_RETURN(table::TagTarget target, TagTargetOf(call));
-    QV_RETURN_IF_ERROR(table::CreateTag(table.root, name, target).status());
-    return JsonReply(json::object());
-  };
+Result<HttpResponse> HandleCreateTableTag(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(std::string name, TagName(call));
+  QV_ASSIGN_OR_RETURN(table::TagTarget target, TagTargetOf(call));
+  QV_RETURN_IF_ERROR(table::CreateTag(table.root, name, target).status());
+  return JsonReply(json::object());
+}
 
-  handlers["UpdateTableTag"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(std::string name, TagName(call));
-    QV_ASSIGN_OR_RETURN(table::TagTarget target, TagTargetOf(call));
-    QV_RETURN_IF_ERROR(table::UpdateTag(table.root, name, target).status());
-    return JsonReply(json::object());
-  };
+Result<HttpResponse> HandleUpdateTableTag(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(std::string name, TagName(call));
+  QV_ASSIGN_OR_RETURN(table::TagTarget target, TagTargetOf(call));
+  QV_RETURN_IF_ERROR(table::UpdateTag(table.root, name, target).status());
+  return JsonReply(json::object());
+}
 
-  handlers["DeleteTableTag"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(std::string name, TagName(call));
-    QV_RETURN_IF_ERROR(table::DeleteTag(table.root, name));
-    return JsonReply(json::object());
-  };
+Result<HttpResponse> HandleDeleteTableTag(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(std::string name, TagName(call));
+  QV_RETURN_IF_ERROR(table::DeleteTag(table.root, name));
+  return JsonReply(json::object());
+}
 
-  // --- branches ---
-  handlers["ListTableBranches"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(Paging paging, BodyPaging(call));
-    QV_ASSIGN_OR_RETURN(auto branches, table::ListBranches(*table.root));
-    return JsonReply(PageOfMap(branches, paging, "branches", [](const table::BranchInfo& b) {
-      json j = {{"parentVersion", b.parent_version},
-                {"createAt", b.create_at},
-                {"manifestSize", b.manifest_size}};
-      if (b.parent_branch) j["parentBranch"] = *b.parent_branch;
-      return j;
-    }));
-  };
+// --- branches ---
+Result<HttpResponse> HandleListTableBranches(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(Paging paging, BodyPaging(call));
+  QV_ASSIGN_OR_RETURN(auto branches, table::ListBranches(*table.root));
+  return JsonReply(PageOfMap(branches, paging, "branches", [](const table::BranchInfo& b) {
+    json j = {{"parentVersion", b.parent_version},
+              {"createAt", b.create_at},
+              {"manifestSize", b.manifest_size}};
+    if (b.parent_branch) j["parentBranch"] = *b.parent_branch;
+    return j;
+  }));
+}
 
-  handlers["CreateTableBranch"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
-    table::BranchSource source;
-    QV_ASSIGN_OR_RETURN(source.branch, call.String("from_branch"));
-    if (source.branch && (source.branch->empty() || *source.branch == "main"))
-      source.branch.reset();
-    QV_ASSIGN_OR_RETURN(auto from_version, call.Int("from_version"));
-    if (from_version) {
-      if (*from_version <= 0) return Status::InvalidInput("'from_version' must be positive");
-      source.version = static_cast<uint64_t>(*from_version);
+Result<HttpResponse> HandleCreateTableBranch(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
+  table::BranchSource source;
+  QV_ASSIGN_OR_RETURN(source.branch, call.String("from_branch"));
+  if (source.branch && (source.branch->empty() || *source.branch == "main")) source.branch.reset();
+  QV_ASSIGN_OR_RETURN(auto from_version, call.Int("from_version"));
+  if (from_version) {
+    if (*from_version <= 0) return Status::InvalidInput("'from_version' must be positive");
+    source.version = static_cast<uint64_t>(*from_version);
+  }
+  QV_RETURN_IF_ERROR(table::CreateBranch(table.root, name, source).status());
+  return JsonReply(json::object());
+}
+
+Result<HttpResponse> HandleDeleteTableBranch(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
+  QV_RETURN_IF_ERROR(table::DeleteBranch(table.root, name));
+  return JsonReply(json::object());
+}
+
+// --- indices ---
+Result<HttpResponse> HandleListTableIndices(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(Paging paging, BodyPaging(call));
+  QV_ASSIGN_OR_RETURN(auto dataset, OpenForIndices(table, call));
+  auto by_name = IndicesByName(*dataset);
+  json indexes = json::array();
+  std::optional<std::string> next;
+  auto it = paging.page_token.empty() ? by_name.begin() : by_name.upper_bound(paging.page_token);
+  for (; it != by_name.end(); ++it) {
+    if (paging.limit && indexes.size() == *paging.limit) {
+      if (!indexes.empty()) next = std::prev(it)->first;
+      break;
     }
-    QV_RETURN_IF_ERROR(table::CreateBranch(table.root, name, source).status());
-    return JsonReply(json::object());
-  };
+    const table::IndexInfo& first = it->second.front();
+    indexes.push_back({{"index_name", it->first},
+                       {"index_uuid", first.uuid},
+                       {"columns", first.columns},
+                       {"status", "Ready"},
+                       {"index_type", first.index_type},
+                       {"num_segments", it->second.size()},
+                       {"index_version", first.dataset_version}});
+  }
+  json body = {{"indexes", indexes}};
+  if (next) body["page_token"] = *next;
+  return JsonReply(body);
+}
 
-  handlers["DeleteTableBranch"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(std::string name, call.RequiredString("name"));
-    QV_RETURN_IF_ERROR(table::DeleteBranch(table.root, name));
-    return JsonReply(json::object());
-  };
-
-  // --- indices ---
-  handlers["ListTableIndices"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(Paging paging, BodyPaging(call));
-    QV_ASSIGN_OR_RETURN(auto dataset, OpenForIndices(table, call));
-    auto by_name = IndicesByName(*dataset);
-    json indexes = json::array();
-    std::optional<std::string> next;
-    auto it = paging.page_token.empty() ? by_name.begin() : by_name.upper_bound(paging.page_token);
-    for (; it != by_name.end(); ++it) {
-      if (paging.limit && indexes.size() == *paging.limit) {
-        if (!indexes.empty()) next = std::prev(it)->first;
-        break;
-      }
-      const table::IndexInfo& first = it->second.front();
-      indexes.push_back({{"index_name", it->first},
-                         {"index_uuid", first.uuid},
-                         {"columns", first.columns},
-                         {"status", "Ready"},
-                         {"index_type", first.index_type},
-                         {"num_segments", it->second.size()},
-                         {"index_version", first.dataset_version}});
-    }
-    json body = {{"indexes", indexes}};
-    if (next) body["page_token"] = *next;
-    return JsonReply(body);
-  };
-
-  handlers["DropTableIndex"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(auto branch, BranchOf(call));
-    std::string name = call.index_name.value_or("");
-    auto dropped = table::DropIndex(table::CommitTarget{table.root, branch}, name);
-    if (!dropped.ok()) {
-      if (dropped.status().code() == StatusCode::kTableIndexNotFound) {
-        return Status(
-            StatusCode::kTableIndexNotFound,
-            fmt::format("table '{}' has no index named '{}'", catalog::DisplayId(call.id), name));
-      }
-      return dropped.status();
-    }
-    return JsonReply({{"version", dropped->version}});
-  };
-
-  handlers["DescribeTableIndexStats"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(auto dataset, OpenForIndices(table, call));
-    std::string name = call.index_name.value_or("");
-    auto by_name = IndicesByName(*dataset);
-    auto it = by_name.find(name);
-    if (it == by_name.end()) {
+Result<HttpResponse> HandleDropTableIndex(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(auto branch, BranchOf(call));
+  std::string name = call.index_name.value_or("");
+  auto dropped = table::DropIndex(table::CommitTarget{table.root, branch}, name);
+  if (!dropped.ok()) {
+    if (dropped.status().code() == StatusCode::kTableIndexNotFound) {
       return Status(
           StatusCode::kTableIndexNotFound,
           fmt::format("table '{}' has no index named '{}'", catalog::DisplayId(call.id), name));
     }
-    return JsonReply({{"index_type", it->second.front().index_type},
-                      {"num_indices", it->second.size()},
-                      {"distance_type", nullptr},
-                      {"num_indexed_rows", nullptr},
-                      {"num_unindexed_rows", nullptr}});
-  };
+    return dropped.status();
+  }
+  return JsonReply({{"version", dropped->version}});
+}
+
+Result<HttpResponse> HandleDescribeTableIndexStats(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(auto dataset, OpenForIndices(table, call));
+  std::string name = call.index_name.value_or("");
+  auto by_name = IndicesByName(*dataset);
+  auto it = by_name.find(name);
+  if (it == by_name.end()) {
+    return Status(StatusCode::kTableIndexNotFound, fmt::format("table '{}' has no index named '{}'",
+                                                               catalog::DisplayId(call.id), name));
+  }
+  return JsonReply({{"index_type", it->second.front().index_type},
+                    {"num_indices", it->second.size()},
+                    {"distance_type", nullptr},
+                    {"num_indexed_rows", nullptr},
+                    {"num_unindexed_rows", nullptr}});
 }
 
 }  // namespace quiver::server::internal

@@ -86,243 +86,251 @@ const format::SchemaField* FindField(const std::vector<format::SchemaField>& fie
 
 }  // namespace
 
-void AddTableHandlers(catalog::Catalog& catalog, HandlerMap& handlers) {
-  handlers["DeclareTable"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(auto location, call.String("location"));
-    if (location) {
-      return Status::InvalidInput(
-          "quiver chooses table locations itself; omit 'location' (use RegisterTable to point a "
-          "name at an existing dataset)");
+Result<HttpResponse> HandleDeclareTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(auto location, call.String("location"));
+  if (location) {
+    return Status::InvalidInput(
+        "quiver chooses table locations itself; omit 'location' (use RegisterTable to point a "
+        "name at an existing dataset)");
+  }
+  QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
+  QV_ASSIGN_OR_RETURN(
+      catalog::TableInfo info,
+      ctx.catalog.DeclareTable(call.id, properties.value_or(catalog::Properties{}), ActorOf(call)));
+  return JsonReply({{"location", ctx.catalog.ExternalLocation(info)},
+                    {"properties", info.properties},
+                    {"managed_versioning", info.managed_versioning}});
+}
+
+Result<HttpResponse> HandleRegisterTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(std::string location, call.RequiredString("location"));
+  QV_ASSIGN_OR_RETURN(auto mode_text, call.String("mode"));
+  QV_ASSIGN_OR_RETURN(catalog::CreateMode mode, ParseCreateMode(mode_text));
+  if (mode == catalog::CreateMode::kExistOk) {
+    return Status::InvalidInput("RegisterTable 'mode' must be Create or Overwrite");
+  }
+  QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
+  QV_ASSIGN_OR_RETURN(
+      catalog::TableInfo info,
+      ctx.catalog.RegisterTable(call.id, location, mode, properties.value_or(catalog::Properties{}),
+                                ActorOf(call)));
+  return JsonReply({{"location", info.location}, {"properties", info.properties}});
+}
+
+namespace {
+
+Result<HttpResponse> DescribeOrCheckTable(const HandlerContext& ctx, Call& call, bool exists_only) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
+  QV_ASSIGN_OR_RETURN(auto detailed, call.BoolParam("load_detailed_metadata"));
+  QV_ASSIGN_OR_RETURN(auto check_declared, call.BoolParam("check_declared"));
+  std::shared_ptr<const table::Dataset> dataset;
+  if (AddressesVersion(target) || detailed.value_or(false)) {
+    auto opened = table::Dataset::Open(table.root, target);
+    if (opened.ok()) {
+      dataset = *opened;
+    } else if (AddressesVersion(target) || opened.status().code() != StatusCode::kTableNotFound) {
+      return opened.status();
     }
-    QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
-    QV_ASSIGN_OR_RETURN(
-        catalog::TableInfo info,
-        catalog.DeclareTable(call.id, properties.value_or(catalog::Properties{}), ActorOf(call)));
-    return JsonReply({{"location", catalog.ExternalLocation(info)},
-                      {"properties", info.properties},
-                      {"managed_versioning", info.managed_versioning}});
-  };
+  }
+  if (exists_only) return EmptyReply();
+  const catalog::TableInfo& info = table.info;
+  json body = {{"location", ctx.catalog.ExternalLocation(info)},
+               {"table_uri", ctx.catalog.TableUri(info)},
+               {"table", catalog::LeafOf(info.id)},
+               {"namespace", SpecId(catalog::ParentOf(info.id))},
+               {"properties", info.properties},
+               {"managed_versioning", info.managed_versioning}};
+  if (check_declared.value_or(false) || detailed.value_or(false)) {
+    QV_ASSIGN_OR_RETURN(bool only_declared, ctx.catalog.IsOnlyDeclared(info));
+    body["is_only_declared"] = only_declared;
+  }
+  if (detailed.value_or(false) && dataset) {
+    table::TableStats stats = dataset->Stats();
+    body["version"] = dataset->version();
+    body["schema"] = format::ToJsonArrowSchema(dataset->schema());
+    body["stats"] = {{"num_deleted_rows", stats.num_deleted_rows},
+                     {"num_fragments", stats.num_fragments}};
+  }
+  return JsonReply(body);
+}
 
-  handlers["RegisterTable"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::string location, call.RequiredString("location"));
-    QV_ASSIGN_OR_RETURN(auto mode_text, call.String("mode"));
-    QV_ASSIGN_OR_RETURN(catalog::CreateMode mode, ParseCreateMode(mode_text));
-    if (mode == catalog::CreateMode::kExistOk) {
-      return Status::InvalidInput("RegisterTable 'mode' must be Create or Overwrite");
+}  // namespace
+
+Result<HttpResponse> HandleDescribeTable(const HandlerContext& ctx, Call& call) {
+  return DescribeOrCheckTable(ctx, call, false);
+}
+
+Result<HttpResponse> HandleTableExists(const HandlerContext& ctx, Call& call) {
+  return DescribeOrCheckTable(ctx, call, true);
+}
+
+Result<HttpResponse> HandleDropTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(catalog::TableInfo info, ctx.catalog.DropTable(call.id, ActorOf(call)));
+  json body = TableIdJson(info);
+  body["location"] = ctx.catalog.ExternalLocation(info);
+  return JsonReply(body);
+}
+
+Result<HttpResponse> HandleDeregisterTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(catalog::TableInfo info, ctx.catalog.DeregisterTable(call.id, ActorOf(call)));
+  json body = TableIdJson(info);
+  body["location"] = ctx.catalog.ExternalLocation(info);
+  return JsonReply(body);
+}
+
+Result<HttpResponse> HandleRenameTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(std::string new_name, call.RequiredString("new_table_name"));
+  QV_ASSIGN_OR_RETURN(auto new_namespace, call.StringList("new_namespace_id"));
+  std::optional<catalog::ObjectId> scoped_namespace;
+  if (new_namespace) scoped_namespace = call.Scoped(*new_namespace);
+  QV_RETURN_IF_ERROR(
+      ctx.catalog.RenameTable(call.id, scoped_namespace, new_name, ActorOf(call)).status());
+  return JsonReply(json::object());
+}
+
+Result<HttpResponse> HandleRestoreTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(int64_t version, call.RequiredInt("version"));
+  if (version <= 0) return Status::InvalidInput("'version' must be positive");
+  QV_ASSIGN_OR_RETURN(table::CommitTarget target, CommitTargetOf(table, call));
+  QV_ASSIGN_OR_RETURN(table::CommitResult result,
+                      table::RestoreVersion(target, static_cast<uint64_t>(version)));
+  return JsonReply({{"version", result.version}});
+}
+
+Result<HttpResponse> HandleUpdateTableSchemaMetadata(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  // The body is the bare map (spec); a {"metadata": {...}} model body is accepted too.
+  const json* map = &call.body;
+  if (call.body.size() == 1 && call.body.contains("metadata") &&
+      call.body["metadata"].is_object()) {
+    map = &call.body["metadata"];
+  }
+  QV_ASSIGN_OR_RETURN(table::MetadataUpdates updates, ParseMetadataUpdates(*map, "metadata"));
+  table::CommitTarget target{table.root, std::nullopt};
+  if (auto b = call.Query("branch"); b && !b->empty() && *b != "main") target.branch = *b;
+  QV_ASSIGN_OR_RETURN(table::CommitResult result, table::UpdateSchemaMetadata(target, updates));
+  QV_ASSIGN_OR_RETURN(auto dataset, OpenCommitted(table, target, result.version));
+  return JsonReply(json(dataset->schema().metadata));
+}
+
+Result<HttpResponse> HandleUpdateFieldMetadata(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(table::CommitTarget target, CommitTargetOf(table, call));
+  auto it = call.body.find("updates");
+  if (it == call.body.end() || !it->is_array() || it->empty()) {
+    return Status::InvalidInput("'updates' is required (a non-empty array)");
+  }
+  // Validate every entry before the first commit, so bad input changes nothing.
+  struct Update {
+    std::string path;
+    table::MetadataUpdates metadata;
+    bool replace;
+  };
+  std::vector<Update> updates;
+  for (const json& entry : *it) {
+    if (!entry.is_object() || !entry.contains("path") || !entry["path"].is_string()) {
+      return Status::InvalidInput("each update needs a string 'path'");
     }
-    QV_ASSIGN_OR_RETURN(auto properties, call.StringMap("properties"));
-    QV_ASSIGN_OR_RETURN(
-        catalog::TableInfo info,
-        catalog.RegisterTable(call.id, location, mode, properties.value_or(catalog::Properties{}),
-                              ActorOf(call)));
-    return JsonReply({{"location", info.location}, {"properties", info.properties}});
-  };
-
-  auto describe = [&catalog](Call& call, bool exists_only) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
-    QV_ASSIGN_OR_RETURN(auto detailed, call.BoolParam("load_detailed_metadata"));
-    QV_ASSIGN_OR_RETURN(auto check_declared, call.BoolParam("check_declared"));
-    std::shared_ptr<const table::Dataset> dataset;
-    if (AddressesVersion(target) || detailed.value_or(false)) {
-      auto opened = table::Dataset::Open(table.root, target);
-      if (opened.ok()) {
-        dataset = *opened;
-      } else if (AddressesVersion(target) || opened.status().code() != StatusCode::kTableNotFound) {
-        return opened.status();
-      }
+    if (!entry.contains("metadata")) return Status::InvalidInput("each update needs 'metadata'");
+    QV_ASSIGN_OR_RETURN(table::MetadataUpdates metadata,
+                        ParseMetadataUpdates(entry["metadata"], "metadata"));
+    auto replace = entry.find("replace");
+    if (replace != entry.end() && !replace->is_null() && !replace->is_boolean()) {
+      return Status::InvalidInput("'replace' must be a boolean");
     }
-    if (exists_only) return EmptyReply();
-    const catalog::TableInfo& info = table.info;
-    json body = {{"location", catalog.ExternalLocation(info)},
-                 {"table_uri", catalog.TableUri(info)},
-                 {"table", catalog::LeafOf(info.id)},
-                 {"namespace", SpecId(catalog::ParentOf(info.id))},
-                 {"properties", info.properties},
-                 {"managed_versioning", info.managed_versioning}};
-    if (check_declared.value_or(false) || detailed.value_or(false)) {
-      QV_ASSIGN_OR_RETURN(bool only_declared, catalog.IsOnlyDeclared(info));
-      body["is_only_declared"] = only_declared;
-    }
-    if (detailed.value_or(false) && dataset) {
-      table::TableStats stats = dataset->Stats();
-      body["version"] = dataset->version();
-      body["schema"] = format::ToJsonArrowSchema(dataset->schema());
-      body["stats"] = {{"num_deleted_rows", stats.num_deleted_rows},
-                       {"num_fragments", stats.num_fragments}};
-    }
-    return JsonReply(body);
-  };
-  handlers["DescribeTable"] = [describe](Call& call) { return describe(call, false); };
-  handlers["TableExists"] = [describe](Call& call) { return describe(call, true); };
-
-  handlers["DropTable"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(catalog::TableInfo info, catalog.DropTable(call.id, ActorOf(call)));
-    json body = TableIdJson(info);
-    body["location"] = catalog.ExternalLocation(info);
-    return JsonReply(body);
-  };
-
-  handlers["DeregisterTable"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(catalog::TableInfo info, catalog.DeregisterTable(call.id, ActorOf(call)));
-    json body = TableIdJson(info);
-    body["location"] = catalog.ExternalLocation(info);
-    return JsonReply(body);
-  };
-
-  handlers["RenameTable"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(std::string new_name, call.RequiredString("new_table_name"));
-    QV_ASSIGN_OR_RETURN(auto new_namespace, call.StringList("new_namespace_id"));
-    std::optional<catalog::ObjectId> scoped_namespace;
-    if (new_namespace) scoped_namespace = call.Scoped(*new_namespace);
-    QV_RETURN_IF_ERROR(
-        catalog.RenameTable(call.id, scoped_namespace, new_name, ActorOf(call)).status());
-    return JsonReply(json::object());
-  };
-
-  handlers["RestoreTable"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(int64_t version, call.RequiredInt("version"));
-    if (version <= 0) return Status::InvalidInput("'version' must be positive");
-    QV_ASSIGN_OR_RETURN(table::CommitTarget target, CommitTargetOf(table, call));
+    updates.push_back({entry["path"].get<std::string>(), std::move(metadata),
+                       replace != entry.end() && replace->is_boolean() && replace->get<bool>()});
+  }
+  uint64_t version = 0;
+  for (const Update& u : updates) {
     QV_ASSIGN_OR_RETURN(table::CommitResult result,
-                        table::RestoreVersion(target, static_cast<uint64_t>(version)));
-    return JsonReply({{"version", result.version}});
-  };
+                        table::UpdateFieldMetadata(target, u.path, u.metadata, u.replace));
+    version = result.version;
+  }
+  QV_ASSIGN_OR_RETURN(auto dataset, OpenCommitted(table, target, version));
+  json fields = json::object();
+  for (const Update& u : updates) {
+    const format::SchemaField* field = FindField(dataset->schema().fields, u.path);
+    if (field != nullptr) fields[u.path] = field->metadata;
+  }
+  return JsonReply({{"version", version}, {"fields", fields}});
+}
 
-  handlers["UpdateTableSchemaMetadata"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    // The body is the bare map (spec); a {"metadata": {...}} model body is accepted too.
-    const json* map = &call.body;
-    if (call.body.size() == 1 && call.body.contains("metadata") &&
-        call.body["metadata"].is_object()) {
-      map = &call.body["metadata"];
-    }
-    QV_ASSIGN_OR_RETURN(table::MetadataUpdates updates, ParseMetadataUpdates(*map, "metadata"));
-    table::CommitTarget target{table.root, std::nullopt};
-    if (auto b = call.Query("branch"); b && !b->empty() && *b != "main") target.branch = *b;
-    QV_ASSIGN_OR_RETURN(table::CommitResult result, table::UpdateSchemaMetadata(target, updates));
-    QV_ASSIGN_OR_RETURN(auto dataset, OpenCommitted(table, target, result.version));
-    return JsonReply(json(dataset->schema().metadata));
-  };
+Result<HttpResponse> HandleAlterTableDropColumns(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(auto columns, call.StringList("columns"));
+  if (!columns || columns->empty())
+    return Status::InvalidInput("'columns' is required (non-empty)");
+  QV_ASSIGN_OR_RETURN(table::CommitTarget target, CommitTargetOf(table, call));
+  QV_ASSIGN_OR_RETURN(table::CommitResult result, table::DropColumns(target, *columns));
+  return JsonReply({{"version", result.version}});
+}
 
-  handlers["UpdateFieldMetadata"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(table::CommitTarget target, CommitTargetOf(table, call));
-    auto it = call.body.find("updates");
-    if (it == call.body.end() || !it->is_array() || it->empty()) {
-      return Status::InvalidInput("'updates' is required (a non-empty array)");
+Result<HttpResponse> HandleAlterTableAlterColumns(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  auto it = call.body.find("alterations");
+  if (it == call.body.end() || !it->is_array() || it->empty()) {
+    return Status::InvalidInput("'alterations' is required (a non-empty array)");
+  }
+  std::vector<table::ColumnAlteration> alterations;
+  for (const json& entry : *it) {
+    if (!entry.is_object() || !entry.contains("path") || !entry["path"].is_string()) {
+      return Status::InvalidInput("each alteration needs a string 'path'");
     }
-    // Validate every entry before the first commit, so bad input changes nothing.
-    struct Update {
-      std::string path;
-      table::MetadataUpdates metadata;
-      bool replace;
-    };
-    std::vector<Update> updates;
-    for (const json& entry : *it) {
-      if (!entry.is_object() || !entry.contains("path") || !entry["path"].is_string()) {
-        return Status::InvalidInput("each update needs a string 'path'");
-      }
-      if (!entry.contains("metadata")) return Status::InvalidInput("each update needs 'metadata'");
-      QV_ASSIGN_OR_RETURN(table::MetadataUpdates metadata,
-                          ParseMetadataUpdates(entry["metadata"], "metadata"));
-      auto replace = entry.find("replace");
-      if (replace != entry.end() && !replace->is_null() && !replace->is_boolean()) {
-        return Status::InvalidInput("'replace' must be a boolean");
-      }
-      updates.push_back({entry["path"].get<std::string>(), std::move(metadata),
-                         replace != entry.end() && replace->is_boolean() && replace->get<bool>()});
+    table::ColumnAlteration a;
+    a.path = entry["path"].get<std::string>();
+    if (auto r = entry.find("rename"); r != entry.end() && !r->is_null()) {
+      if (!r->is_string()) return Status::InvalidInput("'rename' must be a string");
+      a.rename = r->get<std::string>();
     }
-    uint64_t version = 0;
-    for (const Update& u : updates) {
-      QV_ASSIGN_OR_RETURN(table::CommitResult result,
-                          table::UpdateFieldMetadata(target, u.path, u.metadata, u.replace));
-      version = result.version;
+    if (auto n = entry.find("nullable"); n != entry.end() && !n->is_null()) {
+      if (!n->is_boolean()) return Status::InvalidInput("'nullable' must be a boolean");
+      a.nullable = n->get<bool>();
     }
-    QV_ASSIGN_OR_RETURN(auto dataset, OpenCommitted(table, target, version));
-    json fields = json::object();
-    for (const Update& u : updates) {
-      const format::SchemaField* field = FindField(dataset->schema().fields, u.path);
-      if (field != nullptr) fields[u.path] = field->metadata;
-    }
-    return JsonReply({{"version", version}, {"fields", fields}});
-  };
-
-  handlers["AlterTableDropColumns"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(auto columns, call.StringList("columns"));
-    if (!columns || columns->empty())
-      return Status::InvalidInput("'columns' is required (non-empty)");
-    QV_ASSIGN_OR_RETURN(table::CommitTarget target, CommitTargetOf(table, call));
-    QV_ASSIGN_OR_RETURN(table::CommitResult result, table::DropColumns(target, *columns));
-    return JsonReply({{"version", result.version}});
-  };
-
-  handlers["AlterTableAlterColumns"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    auto it = call.body.find("alterations");
-    if (it == call.body.end() || !it->is_array() || it->empty()) {
-      return Status::InvalidInput("'alterations' is required (a non-empty array)");
-    }
-    std::vector<table::ColumnAlteration> alterations;
-    for (const json& entry : *it) {
-      if (!entry.is_object() || !entry.contains("path") || !entry["path"].is_string()) {
-        return Status::InvalidInput("each alteration needs a string 'path'");
-      }
-      table::ColumnAlteration a;
-      a.path = entry["path"].get<std::string>();
-      if (auto r = entry.find("rename"); r != entry.end() && !r->is_null()) {
-        if (!r->is_string()) return Status::InvalidInput("'rename' must be a string");
-        a.rename = r->get<std::string>();
-      }
-      if (auto n = entry.find("nullable"); n != entry.end() && !n->is_null()) {
-        if (!n->is_boolean()) return Status::InvalidInput("'nullable' must be a boolean");
-        a.nullable = n->get<bool>();
-      }
-      if (auto t = entry.find("data_type"); t != entry.end() && !t->is_null()) {
-        return Status::Unsupported(
-            "changing a column's data type rewrites data files; quiver does not do that yet");
-      }
-      if (auto v = entry.find("virtual_column"); v != entry.end() && !v->is_null()) {
-        return Status::Unsupported("virtual columns are not supported");
-      }
-      alterations.push_back(std::move(a));
-    }
-    QV_ASSIGN_OR_RETURN(table::CommitTarget target, CommitTargetOf(table, call));
-    QV_ASSIGN_OR_RETURN(table::CommitResult result, table::AlterColumns(target, alterations));
-    return JsonReply({{"version", result.version}});
-  };
-
-  handlers["GetTableStats"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
-    QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(table.root, target));
-    table::TableStats s = dataset->Stats();
-    json lengths = {{"min", s.lengths.min}, {"max", s.lengths.max}, {"mean", s.lengths.mean},
-                    {"p25", s.lengths.p25}, {"p50", s.lengths.p50}, {"p75", s.lengths.p75},
-                    {"p99", s.lengths.p99}};
-    return JsonReply({{"total_bytes", s.total_bytes},
-                      {"num_rows", s.num_rows},
-                      {"num_indices", s.num_indices},
-                      {"fragment_stats",
-                       {{"num_fragments", s.num_fragments},
-                        {"num_small_fragments", s.num_small_fragments},
-                        {"lengths", lengths}}}});
-  };
-
-  handlers["CountTableRows"] = [&catalog](Call& call) -> Result<HttpResponse> {
-    QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(catalog, call));
-    QV_ASSIGN_OR_RETURN(auto predicate, call.String("predicate"));
-    if (!predicate) predicate = call.Query("predicate");
-    if (predicate && !predicate->empty()) {
+    if (auto t = entry.find("data_type"); t != entry.end() && !t->is_null()) {
       return Status::Unsupported(
-          "counting rows with a predicate needs a data scan; not supported yet");
+          "changing a column's data type rewrites data files; quiver does not do that yet");
     }
-    QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
-    QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(table.root, target));
-    return JsonReply(json(dataset->Stats().num_rows));
-  };
+    if (auto v = entry.find("virtual_column"); v != entry.end() && !v->is_null()) {
+      return Status::Unsupported("virtual columns are not supported");
+    }
+    alterations.push_back(std::move(a));
+  }
+  QV_ASSIGN_OR_RETURN(table::CommitTarget target, CommitTargetOf(table, call));
+  QV_ASSIGN_OR_RETURN(table::CommitResult result, table::AlterColumns(target, alterations));
+  return JsonReply({{"version", result.version}});
+}
+
+Result<HttpResponse> HandleGetTableStats(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
+  QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(table.root, target));
+  table::TableStats s = dataset->Stats();
+  json lengths = {{"min", s.lengths.min}, {"max", s.lengths.max}, {"mean", s.lengths.mean},
+                  {"p25", s.lengths.p25}, {"p50", s.lengths.p50}, {"p75", s.lengths.p75},
+                  {"p99", s.lengths.p99}};
+  return JsonReply({{"total_bytes", s.total_bytes},
+                    {"num_rows", s.num_rows},
+                    {"num_indices", s.num_indices},
+                    {"fragment_stats",
+                     {{"num_fragments", s.num_fragments},
+                      {"num_small_fragments", s.num_small_fragments},
+                      {"lengths", lengths}}}});
+}
+
+Result<HttpResponse> HandleCountTableRows(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(auto predicate, call.String("predicate"));
+  if (!predicate) predicate = call.Query("predicate");
+  if (predicate && !predicate->empty()) {
+    return Status::Unsupported(
+        "counting rows with a predicate needs a data scan; not supported yet");
+  }
+  QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
+  QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(table.root, target));
+  return JsonReply(json(dataset->Stats().num_rows));
 }
 
 }  // namespace quiver::server::internal
