@@ -14,7 +14,12 @@
 //
 // Every mutation follows one order: validate → parent exists (and is not being dropped) →
 // conflict → conditional write → re-check what a concurrent writer could have invalidated →
-// change-log event. A rejected request leaves nothing behind.
+// change-log event. A rejected request leaves nothing behind. Every create writes, re-checks and
+// withdraws through one piece of code, internal/create_protocol.h (its invariants are there).
+//
+// Records are read through the typed structs of internal/records.h: a record with a field of the
+// wrong type (hand-edited or damaged) is Corruption naming the record and the field, never an
+// exception, at every operation that reads it.
 //
 // Invariants kept against concurrent writers in this and other processes:
 //   - one record per id; a table and a namespace never share a name under one parent;
