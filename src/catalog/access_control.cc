@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "catalog/internal/records.h"
 #include "common/json.h"
 #include "common/logging.h"
 
@@ -12,20 +13,58 @@ namespace {
 using authz::Grant;
 using authz::ObjectRef;
 using authz::ObjectType;
+using internal::ChangeEvent;
+using internal::GetRecord;
 using nlohmann::json;
 
 constexpr std::string_view kServerRecord = "_quiver/server.json";
 constexpr size_t kLogPage = 1000;
 
-Result<ObjectId> IdOf(const json& event) {
-  auto it = event.find("object");
-  if (it == event.end() || !it->is_array()) return Status::InvalidInput("event without object");
-  ObjectId id;
-  for (const json& part : *it) {
-    if (!part.is_string()) return Status::InvalidInput("event object holds a non-string");
-    id.push_back(part.get<std::string>());
+// What the index keeps of one object's record (typed: records.h).
+struct ObjectState {
+  bool live = true;  // false for a table record that is not active (being dropped or renamed)
+  json grants = json::array();
+  std::string warehouse;  // a top-level namespace's
+  bool active = true;     // a warehouse's
+};
+
+// The record of (kind, id); nullopt when there is none. Corruption when it is mistyped.
+Result<std::optional<ObjectState>> ReadObject(Registry& registry, RecordKind kind,
+                                              const ObjectId& id) {
+  auto absent = [](const Status& status) -> Result<std::optional<ObjectState>> {
+    if (status.IsNotFound()) return std::optional<ObjectState>();
+    return status;
+  };
+  ObjectState state;
+  if (kind == RecordKind::kTable) {
+    auto table = GetRecord<internal::TableRecord>(registry, kind, id);
+    if (!table.ok()) return absent(table.status());
+    state.live = table->record.state == internal::TableState::kActive;
+    state.grants = std::move(table->record.grants);
+  } else if (kind == RecordKind::kWarehouse) {
+    auto warehouse = GetRecord<internal::WarehouseRecord>(registry, kind, id);
+    if (!warehouse.ok()) return absent(warehouse.status());
+    state.grants = std::move(warehouse->record.grants);
+    state.active = warehouse->record.active;
+  } else if (id.size() == 1) {
+    auto project = GetRecord<internal::ProjectRecord>(registry, kind, id);
+    if (!project.ok()) return absent(project.status());
+    state.grants = std::move(project->record.grants);
+  } else {
+    auto ns = GetRecord<internal::NamespaceRecord>(registry, kind, id);
+    if (!ns.ok()) return absent(ns.status());
+    state.grants = std::move(ns->record.grants);
+    state.warehouse = ns->record.warehouse.value_or("");
   }
-  return id;
+  return std::optional<ObjectState>(std::move(state));
+}
+
+// A record LoadAll cannot read is left out of the index (as if absent: access it would grant is
+// not granted), and said so.
+void SkipUnreadable(RecordKind kind, const ObjectId& id, const Status& why) {
+  if (why.IsNotFound()) return;  // removed while the scan ran
+  QV_LOG_WARN("authorization index: a record cannot be read and is left out",
+              {{"record", Registry::RecordKey(kind, id)}, {"error", why.ToString()}});
 }
 
 // The index object of a catalog event's (kind, scoped id); nullopt for kinds without one.
@@ -44,21 +83,17 @@ std::vector<Grant> AccessControl::GrantsFromJson(const json& grants, ObjectType 
   std::vector<Grant> out;
   if (!grants.is_array()) return out;
   for (const json& g : grants) {
-    if (!g.is_object()) continue;
-    // Not value("subject", ""): it throws on a member that is not a string, and records are
-    // whatever a writer to the root put there (this runs at startup and on every refresh).
-    auto text = [&g](const char* key) {
-      auto it = g.find(key);
-      return it != g.end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    std::string subject = text("subject");
-    auto relation = authz::ParseRelation(text("relation"));
-    if (!relation.ok() || !authz::ValidateSubject(subject).ok() ||
+    // Records are whatever a writer to the root put there (this runs at startup and on every
+    // refresh): an entry that is not a grant is skipped, not the whole record.
+    auto entry = internal::GrantEntry::FromJson(g);
+    auto relation = entry.ok() ? authz::ParseRelation(entry->relation)
+                               : Result<authz::Relation>(entry.status());
+    if (!relation.ok() || !authz::ValidateSubject(entry->subject).ok() ||
         !authz::ValidateRelationFor(type, *relation).ok()) {
       QV_LOG_WARN("ignoring an unusable grant", {{"grant", g.dump()}});
       continue;
     }
-    out.push_back({std::move(subject), *relation});
+    out.push_back({std::move(entry->subject), *relation});
   }
   return out;
 }
@@ -96,37 +131,44 @@ Status AccessControl::LoadAll() {
                       registry.ListDescendants(RecordKind::kWarehouse, {}));
   for (const ObjectId& wh : warehouses) {
     if (wh.size() != 2) continue;
-    auto record = registry.Get(RecordKind::kWarehouse, wh);
-    if (!record.ok()) continue;
-    index_.SetGrants(
-        ObjectRef::Warehouse(wh[0], wh[1]),
-        GrantsFromJson(record->body.value("grants", json::array()), ObjectType::kWarehouse));
-    SetWarehouseState(wh[0], wh[1], record->body.value("active", true));
+    auto record = ReadObject(registry, RecordKind::kWarehouse, wh);
+    if (!record.ok() || !record->has_value()) {
+      SkipUnreadable(RecordKind::kWarehouse, wh, record.status());
+      continue;
+    }
+    index_.SetGrants(ObjectRef::Warehouse(wh[0], wh[1]),
+                     GrantsFromJson((*record)->grants, ObjectType::kWarehouse));
+    SetWarehouseState(wh[0], wh[1], (*record)->active);
   }
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> namespaces,
                       registry.ListDescendants(RecordKind::kNamespace, {}));
   for (const ObjectId& ns : namespaces) {
-    auto record = registry.Get(RecordKind::kNamespace, ns);
-    if (!record.ok()) continue;
-    const json grants = record->body.value("grants", json::array());
+    auto record = ReadObject(registry, RecordKind::kNamespace, ns);
+    if (!record.ok() || !record->has_value()) {
+      SkipUnreadable(RecordKind::kNamespace, ns, record.status());
+      continue;
+    }
+    const json& grants = (*record)->grants;
     if (ns.size() == 1) {
       index_.SetGrants(ObjectRef::Project(ns[0]), GrantsFromJson(grants, ObjectType::kProject));
       continue;
     }
-    if (ns.size() == 2) {
-      std::string wh = record->body.value("warehouse", "");
-      if (!wh.empty()) SetNamespaceWarehouse(ns[0], ns[1], wh);
+    if (ns.size() == 2 && !(*record)->warehouse.empty()) {
+      SetNamespaceWarehouse(ns[0], ns[1], (*record)->warehouse);
     }
     index_.SetGrants(ObjectRef::Namespace(ns), GrantsFromJson(grants, ObjectType::kNamespace));
   }
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
                       registry.ListDescendants(RecordKind::kTable, {}));
   for (const ObjectId& table : tables) {
-    auto record = registry.Get(RecordKind::kTable, table);
-    if (!record.ok() || record->body.value("state", "active") != "active") continue;
-    index_.SetGrants(
-        ObjectRef::Table(table),
-        GrantsFromJson(record->body.value("grants", json::array()), ObjectType::kTable));
+    auto record = ReadObject(registry, RecordKind::kTable, table);
+    if (!record.ok() || !record->has_value()) {
+      SkipUnreadable(RecordKind::kTable, table, record.status());
+      continue;
+    }
+    if (!(*record)->live) continue;
+    index_.SetGrants(ObjectRef::Table(table),
+                     GrantsFromJson((*record)->grants, ObjectType::kTable));
   }
   QV_LOG_INFO("authorization index loaded", {{"tuples", index_.TupleCount()},
                                              {"tables", tables.size()},
@@ -141,17 +183,23 @@ void AccessControl::SetWarehouseState(const std::string& project, const std::str
   warehouse_active_[{project, warehouse}] = active;
 }
 
-void AccessControl::OnEvent(const json& event) { Apply(event); }
+void AccessControl::OnEvent(const json& event) {
+  Status applied = Apply(event);
+  if (!applied.ok()) {
+    QV_LOG_WARN("could not apply a catalog event to the authorization index",
+                {{"error", applied.ToString()}});
+  }
+}
 
-void AccessControl::Apply(const json& event) {
-  std::string action = event.value("action", "");
-  std::string kind = event.value("kind", "");
-  auto id = IdOf(event);
-  if (!id.ok() && kind != "server") return;
-  ObjectId object = id.ok() ? *id : ObjectId{};
+Status AccessControl::Apply(const json& raw) {
+  QV_ASSIGN_OR_RETURN(ChangeEvent event, ChangeEvent::FromJson(raw));
+  const std::string& action = event.action;
+  const std::string& kind = event.kind;
+  if (!event.object && kind != "server") return Status::OK();
+  ObjectId object = event.object.value_or(ObjectId{});
   std::optional<ObjectRef> ref = RefOf(kind, object);
-  if (!ref) return;
-  auto grants_of = [&] { return GrantsFromJson(event.value("grants", json::array()), ref->type); };
+  if (!ref) return Status::OK();
+  auto grants_of = [&] { return GrantsFromJson(event.grants.value_or(json::array()), ref->type); };
   if (action == "set_grants" || action == "activate_warehouse" ||
       action == "deactivate_warehouse") {
     // Events of changes to an existing record can reach the log in another order than their
@@ -164,12 +212,12 @@ void AccessControl::Apply(const json& event) {
           "change to it",
           {{"object", authz::FormatObjectRef(*ref)}, {"error", reloaded.ToString()}});
     }
-    return;
+    return reloaded;
   }
   if (action == "create_project" || action == "create_warehouse" || action == "create_namespace" ||
       action == "declare_table" || action == "register_table") {
-    if (action == "create_namespace" && object.size() == 2 && event.contains("warehouse")) {
-      SetNamespaceWarehouse(object[0], object[1], event.value("warehouse", ""));
+    if (action == "create_namespace" && object.size() == 2 && event.warehouse) {
+      SetNamespaceWarehouse(object[0], object[1], *event.warehouse);
     }
     if (action == "create_warehouse") SetWarehouseState(object[0], object[1], true);
     if (ref->type == ObjectType::kServer) {
@@ -188,16 +236,14 @@ void AccessControl::Apply(const json& event) {
   } else if (action == "drop_table" || action == "deregister_table") {
     index_.SetGrants(*ref, {});
   } else if (action == "rename_table") {
-    std::vector<std::string> to;
-    for (const json& part : event.value("to", json::array())) {
-      if (part.is_string()) to.push_back(part.get<std::string>());
-    }
+    const ObjectId to = event.to.value_or(ObjectId{});
     // Replayed from the log after the grants already moved, the source has none left: keep
     // the destination's.
     if (to.size() >= 2 && !index_.GrantsOn(*ref).empty()) {
       index_.MoveObject(*ref, ObjectRef::Table(to));
     }
   }
+  return Status::OK();
 }
 
 Status AccessControl::ReloadObject(const ObjectRef& ref) {
@@ -209,18 +255,16 @@ Status AccessControl::ReloadObject(const ObjectRef& ref) {
   RecordKind kind = ref.type == ObjectType::kWarehouse ? RecordKind::kWarehouse
                     : ref.type == ObjectType::kTable   ? RecordKind::kTable
                                                        : RecordKind::kNamespace;
-  auto record = catalog_.registry().Get(kind, ref.path);
-  if (!record.ok()) {
-    if (!record.status().IsNotFound()) return record.status();
+  QV_ASSIGN_OR_RETURN(std::optional<ObjectState> record,
+                      ReadObject(catalog_.registry(), kind, ref.path));
+  if (!record) {
     index_.SetGrants(ref, {});  // gone: its own drop event removes the rest
     return Status::OK();
   }
-  bool active_record = record->body.value("state", "active") == "active";
-  index_.SetGrants(ref, active_record
-                            ? GrantsFromJson(record->body.value("grants", json::array()), ref.type)
-                            : std::vector<Grant>{});
+  index_.SetGrants(ref,
+                   record->live ? GrantsFromJson(record->grants, ref.type) : std::vector<Grant>{});
   if (ref.type == ObjectType::kWarehouse) {
-    SetWarehouseState(ref.path[0], ref.path[1], record->body.value("active", true));
+    SetWarehouseState(ref.path[0], ref.path[1], record->active);
   }
   return Status::OK();
 }
@@ -247,16 +291,22 @@ Status AccessControl::Refresh() {
 
 Status AccessControl::RefreshLocked() {
   Registry& registry = catalog_.registry();
+  // An event that cannot be applied (mistyped, or naming a record that cannot be read) is passed
+  // (it is not read again: the log is append-only) and the first such failure is the answer,
+  // once every event after it has been applied.
+  Status first_failure;
   while (true) {
     QV_ASSIGN_OR_RETURN(std::vector<json> events, registry.ReadLog(applied_seq_.load(), kLogPage));
     for (const json& event : events) {
-      Apply(event);
-      applied_seq_ = std::max<uint64_t>(applied_seq_.load(), event.value("seq", uint64_t{0}));
+      Status applied = Apply(event);
+      if (!applied.ok() && first_failure.ok()) first_failure = applied;
+      // ReadLog checked that every event has an unsigned "seq".
+      applied_seq_ = std::max<uint64_t>(applied_seq_.load(), event["seq"].get<uint64_t>());
     }
     if (events.size() < kLogPage) break;
   }
   refreshed_at_ = clock_->MonotonicNanos();
-  return Status::OK();
+  return first_failure;
 }
 
 Status AccessControl::Reconcile(const ObjectRef& obj) {
@@ -267,45 +317,44 @@ Status AccessControl::Reconcile(const ObjectRef& obj) {
     SetServerGrants(GrantsFromJson(server, ObjectType::kServer));
     return Status::OK();
   }
-  auto load = [&](RecordKind kind, const ObjectId& id, const ObjectRef& ref) -> Result<json> {
-    auto record = registry.Get(kind, id);
-    if (!record.ok()) {
-      if (!record.status().IsNotFound()) return record.status();
+  // The record of one object on the chain into the index; nullopt when it holds no object.
+  auto load = [&](RecordKind kind, const ObjectId& id,
+                  const ObjectRef& ref) -> Result<std::optional<ObjectState>> {
+    QV_ASSIGN_OR_RETURN(std::optional<ObjectState> record, ReadObject(registry, kind, id));
+    if (!record) {
       if (kind == RecordKind::kNamespace && id.size() >= 2) {
         index_.RemoveSubtree(ref);
       } else {
         index_.SetGrants(ref, {});
       }
-      return json();
+      return record;
     }
-    if (record->body.value("state", "active") != "active") {
+    if (!record->live) {
       index_.SetGrants(ref, {});
-      return json();
+      return std::optional<ObjectState>();
     }
-    index_.SetGrants(ref, GrantsFromJson(record->body.value("grants", json::array()), ref.type));
-    return record->body;
+    index_.SetGrants(ref, GrantsFromJson(record->grants, ref.type));
+    return record;
   };
   const std::string& project = path[0];
   QV_RETURN_IF_ERROR(load(RecordKind::kNamespace, {project}, ObjectRef::Project(project)).status());
   if (obj.type == ObjectType::kWarehouse && path.size() == 2) {
-    QV_ASSIGN_OR_RETURN(json body, load(RecordKind::kWarehouse, path, obj));
-    if (body.is_object()) SetWarehouseState(path[0], path[1], body.value("active", true));
+    QV_ASSIGN_OR_RETURN(auto record, load(RecordKind::kWarehouse, path, obj));
+    if (record) SetWarehouseState(path[0], path[1], record->active);
     return Status::OK();
   }
   // The namespaces from the top down, then the table.
   size_t ns_depth = obj.type == ObjectType::kTable ? path.size() - 1 : path.size();
   for (size_t depth = 2; depth <= ns_depth; ++depth) {
     ObjectId ns(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(depth));
-    QV_ASSIGN_OR_RETURN(json body, load(RecordKind::kNamespace, ns, ObjectRef::Namespace(ns)));
-    if (!body.is_object()) return Status::OK();  // nothing below a missing namespace
-    if (depth == 2) {
-      std::string wh = body.value("warehouse", "");
-      if (!wh.empty()) {
-        SetNamespaceWarehouse(project, ns[1], wh);
-        QV_ASSIGN_OR_RETURN(json wh_body, load(RecordKind::kWarehouse, {project, wh},
+    QV_ASSIGN_OR_RETURN(auto record, load(RecordKind::kNamespace, ns, ObjectRef::Namespace(ns)));
+    if (!record) return Status::OK();  // nothing below a missing namespace
+    if (depth == 2 && !record->warehouse.empty()) {
+      const std::string& wh = record->warehouse;
+      SetNamespaceWarehouse(project, ns[1], wh);
+      QV_ASSIGN_OR_RETURN(auto wh_record, load(RecordKind::kWarehouse, {project, wh},
                                                ObjectRef::Warehouse(project, wh)));
-        if (wh_body.is_object()) SetWarehouseState(project, wh, wh_body.value("active", true));
-      }
+      if (wh_record) SetWarehouseState(project, wh, wh_record->active);
     }
   }
   if (obj.type == ObjectType::kTable) {
@@ -415,15 +464,17 @@ bool AccessControl::WarehouseActive(const std::string& project,
 }
 
 namespace {
-// The server's grant record as read back from storage (bounded: common/json.h).
-Result<json> ParseServerRecord(const std::string& data) {
+// The server's grant record as read back from storage (bounded: common/json.h), typed.
+Result<internal::ServerRecord> ParseServerRecord(const std::string& data) {
   auto body = ParseJson(data);
   if (!body.ok() || !body->is_object()) {
     return Status::Corruption(
         fmt::format("{} is not a JSON object{}", kServerRecord,
                     body.ok() ? std::string() : std::string(": ") + body.status().message()));
   }
-  return std::move(*body);
+  auto record = internal::ServerRecord::FromJson(*body);
+  if (!record.ok()) return record.status().WithContext(kServerRecord);
+  return record;
 }
 }  // namespace
 
@@ -433,8 +484,8 @@ Result<json> AccessControl::ReadServerGrants() {
     if (got.status().IsNotFound()) return json::array();
     return got.status();
   }
-  QV_ASSIGN_OR_RETURN(json body, ParseServerRecord(got->data));
-  return body.value("grants", json::array());
+  QV_ASSIGN_OR_RETURN(internal::ServerRecord record, ParseServerRecord(got->data));
+  return std::move(record.grants);
 }
 
 Result<json> AccessControl::UpdateServerGrants(const std::function<Status(json&)>& edit,
@@ -442,18 +493,19 @@ Result<json> AccessControl::UpdateServerGrants(const std::function<Status(json&)
   ObjectStore& store = catalog_.registry().store();
   for (int attempt = 0; attempt < 8; ++attempt) {
     auto got = store.Get(kServerRecord);
-    json body = json::object();
+    internal::ServerRecord record;
     std::optional<std::string> etag;
     if (got.ok()) {
-      QV_ASSIGN_OR_RETURN(body, ParseServerRecord(got->data));
+      QV_ASSIGN_OR_RETURN(record, ParseServerRecord(got->data));
       etag = got->meta.etag;
     } else if (!got.status().IsNotFound()) {
       return got.status();
     }
-    json grants = body.value("grants", json::array());
+    json grants = record.grants;
     QV_RETURN_IF_ERROR(edit(grants));
-    body["grants"] = grants;
-    auto put = store.Put(kServerRecord, body.dump(2) + "\n",
+    if (!grants.is_array()) return Status::Internal("a grants edit must leave an array");
+    record.grants = grants;
+    auto put = store.Put(kServerRecord, record.ToJson().dump(2) + "\n",
                          etag ? PutOptions::IfMatch(*etag) : PutOptions::CreateOnly());
     if (put.ok()) {
       // This object is the catalog's observer: the event reaches Apply through it.

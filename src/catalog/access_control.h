@@ -57,7 +57,8 @@ class AccessControl : public CatalogObserver {
   // Reads the change log if the index is older than the refresh interval (other servers'
   // mutations). Cheap when fresh; one caller at a time does the reading.
   void MaybeRefresh();
-  // Reads the change log now (tests, tools).
+  // Reads the change log now (tests, tools). Every event is applied; the answer is the first
+  // that could not be (a mistyped event or record: Corruption).
   Status Refresh();
   // Re-reads the records along `obj`'s chain (the object, its namespaces, warehouse, project)
   // and updates the index from them: O(depth) reads.
@@ -94,7 +95,8 @@ class AccessControl : public CatalogObserver {
   ApiKeyStore& api_keys() { return *api_keys_; }
   Catalog& catalog() { return catalog_; }
 
-  // Converts a record's "grants" array; entries that do not validate are skipped (and logged).
+  // Converts a record's "grants" array; entries that do not validate (records.h: GrantEntry, then
+  // authz) are skipped (and logged).
   static std::vector<authz::Grant> GrantsFromJson(const nlohmann::json& grants,
                                                   authz::ObjectType type);
 
@@ -103,7 +105,9 @@ class AccessControl : public CatalogObserver {
   Status LoadAll();
   // REQUIRES: refresh_mu_ held.
   Status RefreshLocked();
-  void Apply(const nlohmann::json& event);
+  // Corruption for a mistyped event (records.h: ChangeEvent); the failure to re-read a record
+  // it names.
+  Status Apply(const nlohmann::json& event);
   Result<nlohmann::json> UpdateServerGrants(const std::function<Status(nlohmann::json&)>& edit,
                                             const Actor& actor);
   // Sets the index entry of one object (grants, a warehouse's state) from its record.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/authz/model.h"
+#include "catalog/internal/records.h"
 #include "catalog/object_id.h"
 #include "common/base64.h"
 #include "common/json.h"
@@ -16,6 +17,7 @@ namespace quiver::catalog {
 
 namespace {
 
+using internal::ApiKeyRecord;
 using nlohmann::json;
 
 constexpr std::string_view kKeysDir = "_quiver/access/keys/";
@@ -73,39 +75,29 @@ std::string KeyRecord(std::string_view key_id) {
 }
 
 // A key record as read back from storage (bounded, common/json.h: anyone with write access to
-// the root can plant one).
-Result<json> ParseKeyRecord(const std::string& data, std::string_view key_id) {
+// the root can plant one), typed: a field of the wrong type is Corruption (records.h).
+Result<ApiKeyRecord> ParseKeyRecord(const std::string& data, std::string_view key_id) {
   auto body = ParseJson(data);
   if (!body.ok() || !body->is_object()) {
     return Status::Corruption(
         fmt::format("API key record '{}' is not a JSON object{}", key_id,
                     body.ok() ? std::string() : std::string(": ") + body.status().message()));
   }
-  return std::move(*body);
+  auto record = ApiKeyRecord::FromJson(*body);
+  if (!record.ok()) return record.status().WithContext(fmt::format("API key '{}'", key_id));
+  return record;
 }
 
-ApiKeyInfo InfoFromJson(const json& body) {
+ApiKeyInfo InfoFromRecord(const ApiKeyRecord& record) {
   ApiKeyInfo info;
-  info.key_id = body.value("key_id", "");
-  info.principal = body.value("principal", "");
-  info.description = body.value("description", "");
-  info.created_at = body.value("created_at", "");
-  info.created_by = body.value("created_by", "");
-  if (body.contains("expires_at_ms")) {
-    // Past int64 (a planted record) is no expiry we can honour: treat it as expired, never as
-    // "no expiry".
-    if (body["expires_at_ms"].is_number_integer()) {
-      info.expires_at_ms = JsonToInt64(body["expires_at_ms"]).value_or(0);
-    }
-  }
-  if (body.contains("revoked_at") && body["revoked_at"].is_string()) {
-    info.revoked_at = body["revoked_at"].get<std::string>();
-  }
-  if (auto it = body.find("minted_with"); it != body.end() && it->is_array()) {
-    for (const json& id : *it) {
-      if (id.is_string()) info.minted_with.push_back(id.get<std::string>());
-    }
-  }
+  info.key_id = record.key_id;
+  info.principal = record.principal;
+  info.description = record.description;
+  info.created_at = record.created_at;
+  info.created_by = record.created_by;
+  info.expires_at_ms = record.expires_at_ms;
+  info.revoked_at = record.revoked_at;
+  info.minted_with = record.minted_with;
   return info;
 }
 
@@ -184,19 +176,21 @@ Result<CreatedApiKey> ApiKeyStore::Create(const std::string& principal,
   std::string key_id = Hex(reinterpret_cast<const unsigned char*>(id_bytes.data()), kKeyIdBytes);
   std::string secret = Base64UrlEncode(secret_bytes);
   std::string salt = Hex(reinterpret_cast<const unsigned char*>(salt_bytes.data()), kSaltBytes);
-  json body = {{"key_id", key_id},
-               {"principal", principal},
-               {"salt", salt},
-               {"hash", SaltedHash(salt, secret)},
-               {"description", description},
-               {"created_at", FormatIso8601Millis(clock_->NowNanos())},
-               {"created_by", created_by}};
-  if (expires_at_ms) body["expires_at_ms"] = *expires_at_ms;
-  if (!chain.empty()) body["minted_with"] = chain;
+  ApiKeyRecord record;
+  record.key_id = key_id;
+  record.principal = principal;
+  record.salt = salt;
+  record.hash = SaltedHash(salt, secret);
+  record.description = description;
+  record.created_at = FormatIso8601Millis(clock_->NowNanos());
+  record.created_by = created_by;
+  record.expires_at_ms = expires_at_ms;
+  record.minted_with = std::move(chain);
   QV_RETURN_IF_ERROR(
-      root_->Put(KeyRecord(key_id), body.dump(2) + "\n", PutOptions::CreateOnly()).status());
+      root_->Put(KeyRecord(key_id), record.ToJson().dump(2) + "\n", PutOptions::CreateOnly())
+          .status());
   CreatedApiKey created;
-  created.info = InfoFromJson(body);
+  created.info = InfoFromRecord(record);
   created.key = fmt::format("{}{}_{}", kKeyPrefix, key_id, secret);
   return created;
 }
@@ -214,15 +208,14 @@ Result<std::shared_ptr<const ApiKeyStore::Cached>> ApiKeyStore::Load(const std::
     }
   }
   QV_ASSIGN_OR_RETURN(GetResult got, root_->Get(KeyRecord(key_id)));
-  QV_ASSIGN_OR_RETURN(json body, ParseKeyRecord(got.data, key_id));
+  QV_ASSIGN_OR_RETURN(ApiKeyRecord record, ParseKeyRecord(got.data, key_id));
   auto cached = std::make_shared<Cached>();
-  cached->principal = body.value("principal", "");
-  cached->salt = body.value("salt", "");
-  cached->hash = body.value("hash", "");
-  ApiKeyInfo info = InfoFromJson(body);
-  cached->expires_at_ms = info.expires_at_ms;
-  cached->revoked = info.revoked_at.has_value();
-  cached->minted_with = std::move(info.minted_with);
+  cached->principal = std::move(record.principal);
+  cached->salt = std::move(record.salt);
+  cached->hash = std::move(record.hash);
+  cached->expires_at_ms = record.expires_at_ms;
+  cached->revoked = record.revoked_at.has_value();
+  cached->minted_with = std::move(record.minted_with);
   cached->fetched_at = now;
   std::lock_guard<std::mutex> lock(mu_);
   cache_[key_id] = cached;
@@ -310,20 +303,20 @@ Result<ApiKeyInfo> ApiKeyStore::Describe(const std::string& key_id) {
     }
     return got.status();
   }
-  QV_ASSIGN_OR_RETURN(json body, ParseKeyRecord(got->data, key_id));
-  return InfoFromJson(body);
+  QV_ASSIGN_OR_RETURN(ApiKeyRecord record, ParseKeyRecord(got->data, key_id));
+  return InfoFromRecord(record);
 }
 
 Result<ApiKeyInfo> ApiKeyStore::Revoke(const std::string& key_id, const std::string& revoked_by) {
   QV_RETURN_IF_ERROR(Describe(key_id).status());
   for (int attempt = 0; attempt < 8; ++attempt) {
     QV_ASSIGN_OR_RETURN(GetResult got, root_->Get(KeyRecord(key_id)));
-    QV_ASSIGN_OR_RETURN(json body, ParseKeyRecord(got.data, key_id));
-    if (!body.contains("revoked_at")) {
-      body["revoked_at"] = FormatIso8601Millis(clock_->NowNanos());
-      body["revoked_by"] = revoked_by;
-      auto put =
-          root_->Put(KeyRecord(key_id), body.dump(2) + "\n", PutOptions::IfMatch(got.meta.etag));
+    QV_ASSIGN_OR_RETURN(ApiKeyRecord record, ParseKeyRecord(got.data, key_id));
+    if (!record.revoked_at) {
+      record.revoked_at = FormatIso8601Millis(clock_->NowNanos());
+      record.revoked_by = revoked_by;
+      auto put = root_->Put(KeyRecord(key_id), record.ToJson().dump(2) + "\n",
+                            PutOptions::IfMatch(got.meta.etag));
       if (!put.ok()) {
         if (put.status().IsConflict()) continue;
         return put.status();
@@ -332,7 +325,7 @@ Result<ApiKeyInfo> ApiKeyStore::Revoke(const std::string& key_id, const std::str
     std::lock_guard<std::mutex> lock(mu_);
     cache_.erase(key_id);
     verified_.erase(key_id);
-    return InfoFromJson(body);
+    return InfoFromRecord(record);
   }
   return Status(StatusCode::kConcurrentModification,
                 fmt::format("API key '{}' keeps changing; try again", key_id), Subcode::kNone,
@@ -345,9 +338,9 @@ Result<std::vector<ApiKeyInfo>> ApiKeyStore::List(const std::optional<std::strin
   for (const ObjectMeta& object : objects) {
     auto got = root_->Get(object.key);
     if (!got.ok()) continue;
-    auto body = ParseKeyRecord(got->data, object.key);
-    if (!body.ok()) continue;  // a broken record lists as nothing; Describe reports it
-    ApiKeyInfo info = InfoFromJson(*body);
+    auto record = ParseKeyRecord(got->data, object.key);
+    if (!record.ok()) continue;  // a broken record lists as nothing; Describe reports it
+    ApiKeyInfo info = InfoFromRecord(*record);
     if (principal && info.principal != *principal) continue;
     out.push_back(std::move(info));
   }

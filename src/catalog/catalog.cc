@@ -5,9 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "catalog/internal/create_protocol.h"
 #include "catalog/internal/read_only_store.h"
 #include "catalog/internal/record_fields.h"
+#include "catalog/internal/records.h"
 #include "common/ids.h"
+#include "common/ignore_status.h"
 #include "common/json.h"
 #include "common/logging.h"
 #include "common/numbers.h"
@@ -21,9 +24,20 @@ namespace quiver::catalog {
 
 namespace {
 
+using internal::CreateRecord;
+using internal::CreateSpec;
+using internal::CreateStage;
 using internal::Error;
-using internal::PropertiesFromJson;
+using internal::GetRecord;
+using internal::IntentOp;
+using internal::IntentRecord;
+using internal::NamespaceRecord;
+using internal::ProjectRecord;
 using internal::Retryable;
+using internal::Stored;
+using internal::TableRecord;
+using internal::TableState;
+using internal::WarehouseRecord;
 using nlohmann::json;
 
 constexpr std::string_view kIntentsDir = "_quiver/intents/";
@@ -37,15 +51,16 @@ std::string NamespaceName(const ObjectId& ns) {
 
 json IdJson(const ObjectId& id) { return json(id); }
 
-Result<ObjectId> IdFromJson(const json& value, std::string_view what) {
-  if (!value.is_array()) return Status::Corruption(fmt::format("{}: 'id' is not an array", what));
-  ObjectId id;
-  for (const json& part : value) {
-    if (!part.is_string())
-      return Status::Corruption(fmt::format("{}: 'id' holds a non-string", what));
-    id.push_back(part.get<std::string>());
+// The drop mark of the namespace (or, at depth 1, project) record `ns`.
+Result<std::optional<int64_t>> DropMarkOf(Registry& registry, const ObjectId& ns) {
+  if (ns.size() == 1) {
+    QV_ASSIGN_OR_RETURN(auto project,
+                        GetRecord<ProjectRecord>(registry, RecordKind::kNamespace, ns));
+    return project.record.dropping_since;
   }
-  return id;
+  QV_ASSIGN_OR_RETURN(auto record,
+                      GetRecord<NamespaceRecord>(registry, RecordKind::kNamespace, ns));
+  return record.record.dropping_since;
 }
 
 bool IEquals(std::string_view a, std::string_view b) {
@@ -153,19 +168,18 @@ void Catalog::LogEvent(json event, const Actor& actor) {
   registry_->AppendLogAsync(std::move(event));
 }
 
-bool Catalog::HasLiveDropMark(const json& body) const {
-  auto it = body.find("dropping_since");
-  if (it == body.end()) return false;
-  std::optional<int64_t> since = JsonToInt64(*it);  // a record's number: no wrap, no overflow
-  std::optional<int64_t> age = since ? CheckedAdd(clock()->NowNanos(), -*since) : std::nullopt;
+bool Catalog::HasLiveDropMark(std::optional<int64_t> since) const {
+  // A record's number: no overflow (a planted mark far in the past or future is no live mark).
+  std::optional<int64_t> age =
+      since && *since != INT64_MIN ? CheckedAdd(clock()->NowNanos(), -*since) : std::nullopt;
   return age && *age < kDroppingMarkerTtlNanos;
 }
 
 Status Catalog::CheckNamespaceLive(const ObjectId& ns, std::string_view purpose) {
   if (ns.empty()) return Status::InvalidInput("an object outside every project");
-  auto record = registry_->Get(RecordKind::kNamespace, ns);
-  if (!record.ok()) {
-    if (!record.status().IsNotFound()) return record.status();
+  auto mark = DropMarkOf(*registry_, ns);
+  if (!mark.ok()) {
+    if (!mark.status().IsNotFound()) return mark.status();
     if (ns.size() == 1) {
       return Error(
           StatusCode::kNamespaceNotFound,
@@ -176,7 +190,7 @@ Status Catalog::CheckNamespaceLive(const ObjectId& ns, std::string_view purpose)
                  fmt::format("namespace '{}' does not exist; create it (CreateNamespace) before {}",
                              DisplayId(ns), purpose));
   }
-  if (HasLiveDropMark(record->body)) {
+  if (HasLiveDropMark(*mark)) {
     return Retryable(fmt::format("{} is being {}",
                                  ns.size() == 1 ? "the project" : NamespaceName(ns),
                                  ns.size() == 1 ? "deleted" : "dropped"));
@@ -184,31 +198,31 @@ Status Catalog::CheckNamespaceLive(const ObjectId& ns, std::string_view purpose)
   return Status::OK();
 }
 
-Result<NamespaceInfo> Catalog::NamespaceFromRecord(const ObjectId& id, const json& body) const {
+NamespaceInfo Catalog::NamespaceFromRecord(const ObjectId& id,
+                                           const NamespaceRecord& record) const {
   NamespaceInfo info;
   info.id = id;
-  info.properties = PropertiesFromJson(body);
-  info.created_at = body.value("created_at", "");
-  info.warehouse = body.value("warehouse", "");
-  info.grants = body.value("grants", json::array());
+  info.properties = record.properties;
+  info.created_at = record.created_at;
+  info.warehouse = record.warehouse.value_or("");
+  info.grants = record.grants;
   return info;
 }
 
-Result<TableInfo> Catalog::TableFromRecord(const ObjectId& id, const json& body) const {
+Result<TableInfo> Catalog::TableFromRecord(const ObjectId& id, const TableRecord& record) const {
   TableInfo info;
   info.id = id;
-  auto loc = body.find("location");
-  if (loc == body.end() || !loc->is_string() || loc->get<std::string>().empty()) {
+  if (record.location.empty()) {
     return Status::Corruption(fmt::format("table record of '{}' has no location", DisplayId(id)));
   }
-  info.location = loc->get<std::string>();
-  info.warehouse = body.value("warehouse", "");
-  info.root = body.value("root", "");
-  info.grants = body.value("grants", json::array());
-  info.properties = PropertiesFromJson(body);
-  info.declared = body.value("declared", false);
-  info.managed_versioning = body.value("managed_versioning", false) || ManagedFor(info.properties);
-  info.created_at = body.value("created_at", "");
+  info.location = record.location;
+  info.warehouse = record.warehouse;
+  info.root = record.root;
+  info.grants = record.grants;
+  info.properties = record.properties;
+  info.declared = record.declared;
+  info.managed_versioning = record.managed_versioning || ManagedFor(info.properties);
+  info.created_at = record.created_at;
   return info;
 }
 
@@ -246,13 +260,13 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
         "only a top-level namespace names its warehouse (nested namespaces use their parent's)");
   }
 
-  auto existing = registry_->Get(RecordKind::kNamespace, id);
+  auto existing = GetRecord<NamespaceRecord>(*registry_, RecordKind::kNamespace, id);
   if (existing.ok()) {
     if (mode == CreateMode::kCreate) {
       return Error(StatusCode::kNamespaceAlreadyExists,
                    fmt::format("namespace '{}' already exists", DisplayId(id)));
     }
-    if (mode == CreateMode::kExistOk) return NamespaceFromRecord(id, existing->body);
+    if (mode == CreateMode::kExistOk) return NamespaceFromRecord(id, existing->record);
     // Overwrite: "drop and recreate empty", allowed only when there is nothing to drop.
     QV_ASSIGN_OR_RETURN(bool has_ns, registry_->HasDescendants(RecordKind::kNamespace, id));
     QV_ASSIGN_OR_RETURN(bool has_tables, registry_->HasDescendants(RecordKind::kTable, id));
@@ -262,10 +276,10 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
                                "namespace (drop it with behavior Cascade first)",
                                DisplayId(id)));
     }
-    json body = existing->body;
-    body["properties"] = stored;
-    body.erase("dropping_since");
-    auto replaced = registry_->Replace(RecordKind::kNamespace, id, body, existing->etag);
+    NamespaceRecord record = existing->record;
+    record.properties = stored;
+    record.dropping_since.reset();
+    auto replaced = registry_->Replace(RecordKind::kNamespace, id, record.ToJson(), existing->etag);
     if (!replaced.ok()) {
       if (replaced.status().IsConflict()) {
         return Retryable(fmt::format("namespace '{}' changed concurrently", DisplayId(id)));
@@ -273,74 +287,86 @@ Result<NamespaceInfo> Catalog::CreateNamespace(const ObjectId& id, CreateMode mo
       return replaced.status();
     }
     Log("overwrite_namespace", "namespace", id, actor);
-    return NamespaceFromRecord(id, body);
+    return NamespaceFromRecord(id, record);
   }
   if (!existing.status().IsNotFound()) return existing.status();
 
-  Status err;
-  if (registry_->Exists(RecordKind::kTable, id, &err)) {
-    return Error(
-        StatusCode::kNamespaceAlreadyExists,
-        fmt::format("a table named '{}' already exists in {}", LeafOf(id), NamespaceName(parent)));
-  }
-  QV_RETURN_IF_ERROR(err);
+  auto table_taken = [&](std::string_view how) {
+    return Error(StatusCode::kNamespaceAlreadyExists,
+                 how == "exists"
+                     ? fmt::format("a table named '{}' already exists in {}", LeafOf(id),
+                                   NamespaceName(parent))
+                     : fmt::format("a table named '{}' was created concurrently", LeafOf(id)));
+  };
+  QV_RETURN_IF_ERROR(internal::NoRecord(*registry_, RecordKind::kTable, id, table_taken("exists")));
 
-  json body = {{"kind", "namespace"},
-               {"id", IdJson(id)},
-               {"properties", stored},
-               {"created_at", Now()},
-               {"grants", OwnerGrants(actor, "owner")}};
-  if (!warehouse.empty()) body["warehouse"] = warehouse;
-  auto created = registry_->Create(RecordKind::kNamespace, id, body);
+  NamespaceRecord record;
+  record.id = id;
+  record.properties = stored;
+  record.created_at = Now();
+  record.grants = OwnerGrants(actor, "owner");
+  if (!warehouse.empty()) record.warehouse = warehouse;
+  CreateSpec spec{RecordKind::kNamespace, id, record.ToJson()};
+  // What a concurrent writer could have changed while we wrote.
+  spec.recheck = [&] {
+    return internal::FirstFailure(
+        {[&] { return CheckNamespaceLive(parent, "creating namespaces in it"); },
+         [&] {
+           return internal::NoRecord(*registry_, RecordKind::kTable, id, table_taken("raced"));
+         },
+         [&]() -> Status {
+           if (warehouse.empty()) return Status::OK();
+           // A warehouse delete marks the warehouse before it looks for namespaces in it.
+           auto wh = GetRecord<WarehouseRecord>(*registry_, RecordKind::kWarehouse,
+                                                {id.front(), warehouse});
+           if (!wh.ok() || HasLiveDropMark(wh->record.dropping_since)) {
+             return Retryable(fmt::format("warehouse '{}' is being deleted", warehouse));
+           }
+           return Status::OK();
+         }});
+  };
+  CreateStage failed_at = CreateStage::kWrite;
+  auto created = CreateRecord(*registry_, spec, options_.sync_points, &failed_at);
   if (!created.ok()) {
-    if (!created.status().IsAlreadyExists()) return created.status();
+    if (failed_at != CreateStage::kWrite || !created.status().IsAlreadyExists()) {
+      return created.status();
+    }
     if (mode == CreateMode::kCreate) {
       return Error(StatusCode::kNamespaceAlreadyExists,
                    fmt::format("namespace '{}' already exists", DisplayId(id)));
     }
-    QV_ASSIGN_OR_RETURN(Record now, registry_->Get(RecordKind::kNamespace, id));
-    return NamespaceFromRecord(id, now.body);
+    QV_ASSIGN_OR_RETURN(auto now,
+                        GetRecord<NamespaceRecord>(*registry_, RecordKind::kNamespace, id));
+    return NamespaceFromRecord(id, now.record);
   }
-  // Re-check what a concurrent writer could have changed while we wrote.
-  Status live = CheckNamespaceLive(parent, "creating namespaces in it");
-  if (live.ok() && registry_->Exists(RecordKind::kTable, id, &err)) {
-    live = Error(StatusCode::kNamespaceAlreadyExists,
-                 fmt::format("a table named '{}' was created concurrently", LeafOf(id)));
-  }
-  if (live.ok() && !err.ok()) live = err;  // the re-check could not be made: withdraw
-  if (live.ok() && !warehouse.empty()) {
-    // A warehouse delete marks the warehouse before it looks for namespaces in it.
-    auto wh = registry_->Get(RecordKind::kWarehouse, {id.front(), warehouse});
-    if (!wh.ok() || HasLiveDropMark(wh->body)) {
-      live = Retryable(fmt::format("warehouse '{}' is being deleted", warehouse));
-    }
-  }
-  if (!live.ok()) {
-    (void)registry_->Delete(RecordKind::kNamespace, id, *created);
-    return live;
-  }
-  json extra = {{"grants", body["grants"]}};
+  json extra = {{"grants", record.grants}};
   if (!warehouse.empty()) extra["warehouse"] = warehouse;
   Log("create_namespace", "namespace", id, actor, std::move(extra));
-  return NamespaceFromRecord(id, body);
+  return NamespaceFromRecord(id, record);
 }
 
 Result<NamespaceInfo> Catalog::DescribeNamespace(const ObjectId& id) {
   QV_RETURN_IF_ERROR(ValidateScopedLookupId(id, "namespace", true));
-  auto record = registry_->Get(RecordKind::kNamespace, id);
-  if (!record.ok()) {
-    if (record.status().IsNotFound() && id.size() == 1) {
-      return Error(StatusCode::kNamespaceNotFound,
-                   fmt::format("project '{}' does not exist", id.front()));
+  if (id.size() == 1) {
+    auto project = GetRecord<ProjectRecord>(*registry_, RecordKind::kNamespace, id);
+    if (!project.ok()) {
+      if (project.status().IsNotFound()) {
+        return Error(StatusCode::kNamespaceNotFound,
+                     fmt::format("project '{}' does not exist", id.front()));
+      }
+      return project.status();
     }
+    return NamespaceInfo{id, {}, project->record.created_at, "", {}};
+  }
+  auto record = GetRecord<NamespaceRecord>(*registry_, RecordKind::kNamespace, id);
+  if (!record.ok()) {
     if (record.status().IsNotFound()) {
       return Error(StatusCode::kNamespaceNotFound,
                    fmt::format("namespace '{}' does not exist", DisplayId(id)));
     }
     return record.status();
   }
-  if (id.size() == 1) return NamespaceInfo{id, {}, record->body.value("created_at", ""), "", {}};
-  return NamespaceFromRecord(id, record->body);
+  return NamespaceFromRecord(id, record->record);
 }
 
 Result<NameList> Catalog::ListNamespaces(const ObjectId& parent, const std::string& page_token,
@@ -360,25 +386,25 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
                                                             const Actor& actor) {
   QV_RETURN_IF_ERROR(ValidateScopedLookupId(id, "namespace", true));
   if (id.size() == 1) return Status::InvalidInput("the root namespace cannot be dropped");
-  auto record = registry_->Get(RecordKind::kNamespace, id);
+  auto record = GetRecord<NamespaceRecord>(*registry_, RecordKind::kNamespace, id);
   if (!record.ok()) {
     if (!record.status().IsNotFound()) return record.status();
     if (options.skip_missing) return std::optional<NamespaceInfo>();
     return Error(StatusCode::kNamespaceNotFound,
                  fmt::format("namespace '{}' does not exist", DisplayId(id)));
   }
-  QV_ASSIGN_OR_RETURN(NamespaceInfo info, NamespaceFromRecord(id, record->body));
+  NamespaceInfo info = NamespaceFromRecord(id, record->record);
 
   // Mark first: a create that lands in this namespace after the mark sees it on its re-check
   // and withdraws; one that landed before is found by the emptiness check or the cascade.
-  if (HasLiveDropMark(record->body)) {
+  if (HasLiveDropMark(record->record.dropping_since)) {
     return Retryable(
         fmt::format("namespace '{}' is being dropped by another request", DisplayId(id)));
   }
-  json marked = record->body;
+  NamespaceRecord marked = record->record;
   const int64_t mark = clock()->NowNanos();
-  marked["dropping_since"] = mark;
-  auto marked_etag = registry_->Replace(RecordKind::kNamespace, id, marked, record->etag);
+  marked.dropping_since = mark;
+  auto marked_etag = registry_->Replace(RecordKind::kNamespace, id, marked.ToJson(), record->etag);
   if (!marked_etag.ok()) {
     if (marked_etag.status().IsConflict()) {
       return Retryable(fmt::format("namespace '{}' changed concurrently", DisplayId(id)));
@@ -391,12 +417,14 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
   // Withdraws our mark (only ours: the record may have changed since, e.g. properties).
   auto unmark = [&](Status why) -> Status {
     for (int attempt = 0; attempt < 5; ++attempt) {
-      auto current = registry_->Get(RecordKind::kNamespace, id);
-      if (!current.ok()) break;
-      auto it = current->body.find("dropping_since");
-      if (it == current->body.end() || *it != mark) break;
-      current->body.erase("dropping_since");
-      if (registry_->Replace(RecordKind::kNamespace, id, current->body, current->etag).ok()) break;
+      auto current = GetRecord<NamespaceRecord>(*registry_, RecordKind::kNamespace, id);
+      if (!current.ok() || current->record.dropping_since != mark) break;
+      current->record.dropping_since.reset();
+      // A failure is retried; after the last one the mark stays, and expires (its lifetime).
+      if (registry_->Replace(RecordKind::kNamespace, id, current->record.ToJson(), current->etag)
+              .ok()) {
+        break;
+      }
     }
     return why;
   };
@@ -446,13 +474,14 @@ Status Catalog::DropNamespaceContents(const ObjectId& id, const Actor& actor) {
             [](const ObjectId& a, const ObjectId& b) { return a.size() < b.size(); });
   std::vector<std::pair<ObjectId, std::string>> marked;
   for (const ObjectId& ns : namespaces) {
-    auto record = registry_->Get(RecordKind::kNamespace, ns);
+    auto record = GetRecord<NamespaceRecord>(*registry_, RecordKind::kNamespace, ns);
     if (!record.ok()) {
       if (record.status().IsNotFound()) continue;
       return record.status();
     }
-    record->body["dropping_since"] = clock()->NowNanos();
-    auto etag = registry_->Replace(RecordKind::kNamespace, ns, record->body, record->etag);
+    record->record.dropping_since = clock()->NowNanos();
+    auto etag =
+        registry_->Replace(RecordKind::kNamespace, ns, record->record.ToJson(), record->etag);
     if (!etag.ok()) {
       if (!etag.status().IsStorageFull()) return etag.status();
       etag = record->etag;  // the storage is full: unmarked (see DropNamespace)
@@ -477,16 +506,15 @@ Status Catalog::DropNamespaceContents(const ObjectId& id, const Actor& actor) {
 
 // --- tables ----------------------------------------------------------------------------------
 
-Result<Record> Catalog::GetActiveTableRecord(const ObjectId& id) {
+Result<Stored<TableRecord>> Catalog::GetActiveTableRecord(const ObjectId& id) {
   QV_RETURN_IF_ERROR(ValidateScopedLookupId(id, "table", false));
-  auto record = registry_->Get(RecordKind::kTable, id);
-  if (record.ok() && record->body.value("state", "active") == "active") return record;
+  auto record = GetRecord<TableRecord>(*registry_, RecordKind::kTable, id);
+  if (record.ok() && record->record.state == TableState::kActive) return record;
   if (!record.ok() && !record.status().IsNotFound()) return record.status();
   ObjectId ns = ParentOf(id);
   if (ns.size() > 1) {
-    Status err;
-    if (!registry_->Exists(RecordKind::kNamespace, ns, &err)) {
-      QV_RETURN_IF_ERROR(err);
+    QV_ASSIGN_OR_RETURN(bool ns_exists, registry_->Exists(RecordKind::kNamespace, ns));
+    if (!ns_exists) {
       return Error(StatusCode::kNamespaceNotFound,
                    fmt::format("namespace '{}' does not exist", DisplayId(ns)));
     }
@@ -496,8 +524,8 @@ Result<Record> Catalog::GetActiveTableRecord(const ObjectId& id) {
 }
 
 Result<TableInfo> Catalog::GetTable(const ObjectId& id) {
-  QV_ASSIGN_OR_RETURN(Record record, GetActiveTableRecord(id));
-  return TableFromRecord(id, record.body);
+  QV_ASSIGN_OR_RETURN(Stored<TableRecord> record, GetActiveTableRecord(id));
+  return TableFromRecord(id, record.record);
 }
 
 Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& properties,
@@ -505,18 +533,15 @@ Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& pr
   QV_RETURN_IF_ERROR(ValidateScopedId(id, "table", false));
   ObjectId ns = ParentOf(id);
   QV_RETURN_IF_ERROR(CheckNamespaceLive(ns, "declaring tables in it"));
-  Status err;
-  if (registry_->Exists(RecordKind::kTable, id, &err)) {
-    return Error(StatusCode::kTableAlreadyExists,
-                 fmt::format("table '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
-  }
-  QV_RETURN_IF_ERROR(err);
-  if (registry_->Exists(RecordKind::kNamespace, id, &err)) {
-    return Error(
-        StatusCode::kTableAlreadyExists,
-        fmt::format("a namespace named '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
-  }
-  QV_RETURN_IF_ERROR(err);
+  QV_RETURN_IF_ERROR(internal::NoRecord(
+      *registry_, RecordKind::kTable, id,
+      Error(StatusCode::kTableAlreadyExists,
+            fmt::format("table '{}' already exists in {}", LeafOf(id), NamespaceName(ns)))));
+  QV_RETURN_IF_ERROR(
+      internal::NoRecord(*registry_, RecordKind::kNamespace, id,
+                         Error(StatusCode::kTableAlreadyExists,
+                               fmt::format("a namespace named '{}' already exists in {}",
+                                           LeafOf(id), NamespaceName(ns)))));
   QV_ASSIGN_OR_RETURN(WarehouseInfo wh, WarehouseForTables(ns));
   QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, RootStore(wh.root));
 
@@ -533,42 +558,43 @@ Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& pr
     if (marker.ok()) break;
     if (!marker.status().IsAlreadyExists() || attempt >= 4) return marker.status();
   }
-  auto drop_marker = [&] { (void)root->Delete(location + "/" + std::string(kReservedMarker)); };
-
-  bool managed = ManagedFor(properties);
-  json body = {{"kind", "table"},
-               {"id", IdJson(id)},
-               {"warehouse", wh.name},
-               {"root", wh.root},
-               {"location", location},
-               {"properties", properties},
-               {"declared", true},
-               {"managed_versioning", managed},
-               {"created_at", Now()},
-               {"state", "active"},
-               {"grants", OwnerGrants(actor, "owner")}};
-  auto created = registry_->Create(RecordKind::kTable, id, body);
+  TableRecord record;
+  record.id = id;
+  record.warehouse = wh.name;
+  record.root = wh.root;
+  record.location = location;
+  record.properties = properties;
+  record.declared = true;
+  record.managed_versioning = ManagedFor(properties);
+  record.created_at = Now();
+  record.grants = OwnerGrants(actor, "owner");
+  CreateSpec spec{RecordKind::kTable, id, record.ToJson()};
+  spec.recheck = [&] {
+    return internal::FirstFailure(
+        {[&] { return CheckNamespaceLive(ns, "declaring tables in it"); },
+         [&] {
+           return internal::NoRecord(
+               *registry_, RecordKind::kNamespace, id,
+               Error(StatusCode::kTableAlreadyExists,
+                     fmt::format("a namespace named '{}' was created concurrently", LeafOf(id))));
+         }});
+  };
+  spec.undo = [&] {
+    IgnoreStatus(root->Delete(location + "/" + std::string(kReservedMarker)),
+                 "a leftover reservation marker only keeps a random location from being chosen "
+                 "again; no record names it");
+  };
+  CreateStage failed_at = CreateStage::kWrite;
+  auto created = CreateRecord(*registry_, spec, options_.sync_points, &failed_at);
   if (!created.ok()) {
-    drop_marker();
-    if (created.status().IsAlreadyExists()) {
+    if (failed_at == CreateStage::kWrite && created.status().IsAlreadyExists()) {
       return Error(StatusCode::kTableAlreadyExists,
                    fmt::format("table '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
     }
     return created.status();
   }
-  Status live = CheckNamespaceLive(ns, "declaring tables in it");
-  if (live.ok() && registry_->Exists(RecordKind::kNamespace, id, &err)) {
-    live = Error(StatusCode::kTableAlreadyExists,
-                 fmt::format("a namespace named '{}' was created concurrently", LeafOf(id)));
-  }
-  if (live.ok() && !err.ok()) live = err;  // the re-check could not be made: withdraw
-  if (!live.ok()) {
-    (void)registry_->Delete(RecordKind::kTable, id, *created);
-    drop_marker();
-    return live;
-  }
-  Log("declare_table", "table", id, actor, {{"location", location}, {"grants", body["grants"]}});
-  return TableFromRecord(id, body);
+  Log("declare_table", "table", id, actor, {{"location", location}, {"grants", record.grants}});
+  return TableFromRecord(id, record);
 }
 
 Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& raw_location,
@@ -604,7 +630,7 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
                       registry_->ListDescendants(RecordKind::kTable, {}));
   for (const ObjectId& other : all) {
     if (other == id) continue;
-    auto record = registry_->Get(RecordKind::kTable, other);
+    auto record = GetRecord<TableRecord>(*registry_, RecordKind::kTable, other);
     if (!record.ok()) {
       if (record.status().IsNotFound()) continue;  // dropped meanwhile
       return record.status();                      // an unread record could hold this location
@@ -612,8 +638,7 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
     // A record whose location cannot be resolved names no place this one could share (its
     // table cannot be opened either; `catalog check` reports it): it is passed over, not allowed
     // to fail every registration with its (another project's) root in the message.
-    auto other_where =
-        CanonicalTableLocation(record->body.value("root", ""), record->body.value("location", ""));
+    auto other_where = CanonicalTableLocation(record->record.root, record->record.location);
     if (!other_where.ok() || !LocationsOverlap(where, *other_where)) continue;
     if (other.front() != id.front()) return no_dataset;
     if (where == *other_where) {
@@ -626,12 +651,12 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> warehouses,
                       registry_->ListDescendants(RecordKind::kWarehouse, {}));
   for (const ObjectId& other : warehouses) {
-    auto record = registry_->Get(RecordKind::kWarehouse, other);
+    auto record = GetRecord<WarehouseRecord>(*registry_, RecordKind::kWarehouse, other);
     if (!record.ok()) {
       if (record.status().IsNotFound()) continue;
       return record.status();
     }
-    auto other_root = CanonicalRoot(record->body.value("root", ""));
+    auto other_root = CanonicalRoot(record->record.root);
     if (!other_root.ok() || !LocationWithin(*other_root, where)) continue;
     if (other.front() != id.front()) return no_dataset;
     return Status::InvalidInput(fmt::format(
@@ -659,9 +684,9 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
     return latest.status();
   }
 
-  auto existing = registry_->Get(RecordKind::kTable, id);
+  auto existing = GetRecord<TableRecord>(*registry_, RecordKind::kTable, id);
   if (existing.ok()) {
-    bool same = existing->body.value("location", "") == location;
+    bool same = existing->record.location == location;
     if (mode != CreateMode::kOverwrite) {
       return Error(
           StatusCode::kTableAlreadyExists,
@@ -671,13 +696,11 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
   } else if (!existing.status().IsNotFound()) {
     return existing.status();
   }
-  Status err;
-  if (registry_->Exists(RecordKind::kNamespace, id, &err)) {
-    return Error(
-        StatusCode::kTableAlreadyExists,
-        fmt::format("a namespace named '{}' already exists in {}", LeafOf(id), NamespaceName(ns)));
-  }
-  QV_RETURN_IF_ERROR(err);
+  QV_RETURN_IF_ERROR(
+      internal::NoRecord(*registry_, RecordKind::kNamespace, id,
+                         Error(StatusCode::kTableAlreadyExists,
+                               fmt::format("a namespace named '{}' already exists in {}",
+                                           LeafOf(id), NamespaceName(ns)))));
   if (same_location) {
     return Error(StatusCode::kTableAlreadyExists,
                  fmt::format("location '{}' is already registered as another table", location));
@@ -689,39 +712,45 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
         location));
   }
 
-  json body = {
-      {"kind", "table"},
-      {"id", IdJson(id)},
-      {"warehouse", wh.name},
-      {"root", wh.root},
-      {"location", location},
-      {"properties", properties},
-      {"declared", false},
-      {"managed_versioning", ManagedFor(properties)},
-      {"created_at", Now()},
-      {"state", "active"},
-      // An overwrite re-points the name; who may use it does not change.
-      {"grants", existing.ok() ? existing->body.value("grants", OwnerGrants(actor, "owner"))
-                               : OwnerGrants(actor, "owner")}};
-  Result<std::string> written =
-      existing.ok() ? registry_->Replace(RecordKind::kTable, id, body, existing->etag)
-                    : registry_->Create(RecordKind::kTable, id, body);
-  if (!written.ok()) {
-    if (written.status().IsAlreadyExists() || written.status().IsConflict()) {
-      return Error(StatusCode::kTableAlreadyExists,
-                   fmt::format("table '{}' was registered concurrently", DisplayId(id)));
+  TableRecord record;
+  record.id = id;
+  record.warehouse = wh.name;
+  record.root = wh.root;
+  record.location = location;
+  record.properties = properties;
+  record.declared = false;
+  record.managed_versioning = ManagedFor(properties);
+  record.created_at = Now();
+  // An overwrite re-points the name; who may use it does not change.
+  // (A record without grants, planted or damaged, gets the caller's: no object is ownerless.)
+  record.grants = existing.ok() && !existing->record.grants.empty() ? existing->record.grants
+                                                                    : OwnerGrants(actor, "owner");
+  auto registered_concurrently = [&] {
+    return Error(StatusCode::kTableAlreadyExists,
+                 fmt::format("table '{}' was registered concurrently", DisplayId(id)));
+  };
+  if (existing.ok()) {
+    // An overwrite replaces a record under the same name: its parent and siblings were checked
+    // when it was created, and nothing new appears.
+    auto replaced = registry_->Replace(RecordKind::kTable, id, record.ToJson(), existing->etag);
+    if (!replaced.ok()) {
+      if (replaced.status().IsConflict()) return registered_concurrently();
+      return replaced.status();
     }
-    return written.status();
-  }
-  if (!existing.ok()) {
-    Status live = CheckNamespaceLive(ns, "registering tables in it");
-    if (!live.ok()) {
-      (void)registry_->Delete(RecordKind::kTable, id, *written);
-      return live;
+  } else {
+    CreateSpec spec{RecordKind::kTable, id, record.ToJson()};
+    spec.recheck = [&] { return CheckNamespaceLive(ns, "registering tables in it"); };
+    CreateStage failed_at = CreateStage::kWrite;
+    auto created = CreateRecord(*registry_, spec, options_.sync_points, &failed_at);
+    if (!created.ok()) {
+      if (failed_at == CreateStage::kWrite && created.status().IsAlreadyExists()) {
+        return registered_concurrently();
+      }
+      return created.status();
     }
   }
-  Log("register_table", "table", id, actor, {{"location", location}, {"grants", body["grants"]}});
-  return TableFromRecord(id, body);
+  Log("register_table", "table", id, actor, {{"location", location}, {"grants", record.grants}});
+  return TableFromRecord(id, record);
 }
 
 Result<bool> Catalog::IsOnlyDeclared(const TableInfo& table) {
@@ -791,27 +820,23 @@ Status Catalog::DeleteLocation(const std::string& root_uri, const std::string& l
 
 Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
                                        std::string_view action, const Actor& actor) {
-  QV_ASSIGN_OR_RETURN(Record record, GetActiveTableRecord(id));
-  QV_ASSIGN_OR_RETURN(TableInfo info, TableFromRecord(id, record.body));
-  auto intent = WriteIntent({{"op", "drop"},
-                             {"id", IdJson(id)},
-                             {"root", info.root},
-                             {"location", info.location},
-                             {"delete_bytes", delete_bytes}});
+  QV_ASSIGN_OR_RETURN(Stored<TableRecord> record, GetActiveTableRecord(id));
+  QV_ASSIGN_OR_RETURN(TableInfo info, TableFromRecord(id, record.record));
+  auto intent = WriteIntent(IntentRecord::Drop(id, info.root, info.location, delete_bytes));
   if (!intent.ok()) {
     if (intent.status().IsStorageFull()) {
-      return RemoveTableOnFullStorage(id, record, info, delete_bytes, action, actor);
+      return RemoveTableOnFullStorage(id, record.etag, info, delete_bytes, action, actor);
     }
     return intent.status();
   }
   // Retire first: of two drops (or a drop and a rename) of one table only one can do this, and
   // nobody else touches a retired record.
-  json retired = record.body;
-  retired["state"] = "dropping";
-  auto retired_etag = RetireTable(id, record, retired, *intent);
+  TableRecord retired = record.record;
+  retired.state = TableState::kDropping;
+  auto retired_etag = RetireTable(id, record.etag, retired, *intent);
   if (!retired_etag.ok()) {
     if (retired_etag.status().IsStorageFull()) {
-      return RemoveTableOnFullStorage(id, record, info, delete_bytes, action, actor);
+      return RemoveTableOnFullStorage(id, record.etag, info, delete_bytes, action, actor);
     }
     return retired_etag.status();
   }
@@ -832,7 +857,7 @@ Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
   return info;
 }
 
-Result<TableInfo> Catalog::RemoveTableOnFullStorage(const ObjectId& id, const Record& record,
+Result<TableInfo> Catalog::RemoveTableOnFullStorage(const ObjectId& id, const std::string& etag,
                                                     const TableInfo& info, bool delete_bytes,
                                                     std::string_view action, const Actor& actor) {
   // Nothing can be written (neither the intent nor the retired record), and a drop is how space
@@ -843,7 +868,7 @@ Result<TableInfo> Catalog::RemoveTableOnFullStorage(const ObjectId& id, const Re
   // can be written (Registry::AppendLogAsync).
   QV_LOG_WARN("storage is full: dropping a table without an intent record",
               {{"table", DisplayId(id)}, {"location", info.location}});
-  Status deleted = registry_->Delete(RecordKind::kTable, id, record.etag);
+  Status deleted = registry_->Delete(RecordKind::kTable, id, etag);
   if (!deleted.ok()) {
     if (deleted.IsConflict() || deleted.IsNotFound()) {
       return Retryable(
@@ -871,9 +896,9 @@ Result<TableInfo> Catalog::DeregisterTable(const ObjectId& id, const Actor& acto
   return RemoveTable(id, false, "deregister_table", actor);
 }
 
-Result<std::string> Catalog::RetireTable(const ObjectId& id, const Record& record,
-                                         const json& retired, const std::string& intent) {
-  auto etag = registry_->Replace(RecordKind::kTable, id, retired, record.etag);
+Result<std::string> Catalog::RetireTable(const ObjectId& id, const std::string& active_etag,
+                                         const TableRecord& retired, const std::string& intent) {
+  auto etag = registry_->Replace(RecordKind::kTable, id, retired.ToJson(), active_etag);
   if (etag.ok()) return etag;
   ClearIntent(intent);
   if (etag.status().IsConflict()) {
@@ -882,13 +907,18 @@ Result<std::string> Catalog::RetireTable(const ObjectId& id, const Record& recor
   return etag.status();
 }
 
-Result<std::string> Catalog::WriteIntent(const json& intent) {
+Result<std::string> Catalog::WriteIntent(const IntentRecord& intent) {
   std::string key = fmt::format("{}{}.json", kIntentsDir, NewUlid(clock()));
-  QV_RETURN_IF_ERROR(registry_->store().Put(key, intent.dump(), PutOptions::CreateOnly()).status());
+  QV_RETURN_IF_ERROR(
+      registry_->store().Put(key, intent.ToJson().dump(), PutOptions::CreateOnly()).status());
   return key;
 }
 
-void Catalog::ClearIntent(const std::string& key) { (void)registry_->store().Delete(key); }
+void Catalog::ClearIntent(const std::string& key) {
+  IgnoreStatus(registry_->store().Delete(key),
+               "an intent left behind is finished again by Recover (every step is idempotent), "
+               "and reported by the consistency check once it is old");
+}
 
 Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
                                        const std::optional<ObjectId>& new_namespace,
@@ -904,64 +934,69 @@ Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
   if (target_ns.empty() || target_ns.front() != id.front()) {
     return Status::InvalidInput("a table cannot move to another project");
   }
-  QV_ASSIGN_OR_RETURN(Record source, GetActiveTableRecord(id));
+  QV_ASSIGN_OR_RETURN(Stored<TableRecord> source, GetActiveTableRecord(id));
   QV_RETURN_IF_ERROR(CheckNamespaceLive(target_ns, "moving tables into it"));
   if (target_ns != ParentOf(id)) {
     // The bytes stay where they are, so the table may only move within its warehouse.
     QV_ASSIGN_OR_RETURN(WarehouseInfo wh, WarehouseForTables(target_ns));
-    if (wh.name != source.body.value("warehouse", "")) {
+    if (wh.name != source.record.warehouse) {
       return Status::InvalidInput(fmt::format(
           "table '{}' lives in warehouse '{}' and cannot move to {} in warehouse '{}' (renames "
           "move no bytes)",
-          DisplayId(id), source.body.value("warehouse", ""), NamespaceName(target_ns), wh.name));
+          DisplayId(id), source.record.warehouse, NamespaceName(target_ns), wh.name));
     }
   }
-  Status err;
-  if (registry_->Exists(RecordKind::kTable, dest, &err) ||
-      registry_->Exists(RecordKind::kNamespace, dest, &err)) {
-    QV_RETURN_IF_ERROR(err);
-    return Error(StatusCode::kTableAlreadyExists,
-                 fmt::format("'{}' already exists in {}", new_name, NamespaceName(target_ns)));
-  }
-  QV_RETURN_IF_ERROR(err);
+  const Status dest_taken =
+      Error(StatusCode::kTableAlreadyExists,
+            fmt::format("'{}' already exists in {}", new_name, NamespaceName(target_ns)));
+  QV_RETURN_IF_ERROR(internal::NoRecord(*registry_, RecordKind::kTable, dest, dest_taken));
+  QV_RETURN_IF_ERROR(internal::NoRecord(*registry_, RecordKind::kNamespace, dest, dest_taken));
 
-  std::string location = source.body.value("location", "");
-  QV_ASSIGN_OR_RETURN(std::string intent, WriteIntent({{"op", "rename"},
-                                                       {"source", IdJson(id)},
-                                                       {"dest", IdJson(dest)},
-                                                       {"location", location}}));
+  const std::string location = source.record.location;
+  QV_ASSIGN_OR_RETURN(std::string intent, WriteIntent(IntentRecord::Rename(id, dest, location)));
   // Retire the source first: of two renames of one source only one can do this.
-  json retired = source.body;
-  retired["state"] = "retired";
-  retired["renamed_to"] = IdJson(dest);
-  QV_ASSIGN_OR_RETURN(std::string retired_etag, RetireTable(id, source, retired, intent));
-  auto restore_source = [&](Status why) -> Status {
-    (void)registry_->Replace(RecordKind::kTable, id, source.body, retired_etag);
-    ClearIntent(intent);
-    return why;
-  };
+  TableRecord retired = source.record;
+  retired.state = TableState::kRetired;
+  retired.renamed_to = dest;
+  QV_ASSIGN_OR_RETURN(std::string retired_etag, RetireTable(id, source.etag, retired, intent));
 
-  json moved = source.body;
-  moved["id"] = IdJson(dest);
-  moved["renamed_from"] = IdJson(id);
-  auto created = registry_->Create(RecordKind::kTable, dest, moved);
-  if (!created.ok()) {
-    if (created.status().IsAlreadyExists()) {
-      return restore_source(Error(
-          StatusCode::kTableAlreadyExists,
-          fmt::format("'{}' was created concurrently in {}", new_name, NamespaceName(target_ns))));
+  // The destination is created like any table (create_protocol.h); withdrawing it restores the
+  // source.
+  TableRecord moved = source.record;
+  moved.id = dest;
+  moved.renamed_from = id;
+  CreateSpec spec{RecordKind::kTable, dest, moved.ToJson()};
+  spec.recheck = [&] {
+    return internal::FirstFailure(
+        {[&] { return CheckNamespaceLive(target_ns, "moving tables into it"); },
+         [&] {
+           return internal::NoRecord(
+               *registry_, RecordKind::kNamespace, dest,
+               Error(StatusCode::kTableAlreadyExists,
+                     fmt::format("a namespace named '{}' was created concurrently", new_name)));
+         }});
+  };
+  spec.undo = [&] {
+    auto restored =
+        registry_->Replace(RecordKind::kTable, id, source.record.ToJson(), retired_etag);
+    if (!restored.ok()) {
+      // The intent stays: Recover finds the source retired and the destination missing, and
+      // restores it.
+      QV_LOG_WARN("a failed rename could not restore its source; recovery will",
+                  {{"table", DisplayId(id)}, {"error", restored.status().ToString()}});
+      return;
     }
-    return restore_source(created.status());
-  }
-  Status live = CheckNamespaceLive(target_ns, "moving tables into it");
-  if (live.ok() && registry_->Exists(RecordKind::kNamespace, dest, &err)) {
-    live = Error(StatusCode::kTableAlreadyExists,
-                 fmt::format("a namespace named '{}' was created concurrently", new_name));
-  }
-  if (live.ok() && !err.ok()) live = err;  // the re-check could not be made: withdraw
-  if (!live.ok()) {
-    (void)registry_->Delete(RecordKind::kTable, dest, *created);
-    return restore_source(live);
+    ClearIntent(intent);
+  };
+  CreateStage failed_at = CreateStage::kWrite;
+  auto created = CreateRecord(*registry_, spec, options_.sync_points, &failed_at);
+  if (!created.ok()) {
+    if (failed_at == CreateStage::kWrite && created.status().IsAlreadyExists()) {
+      return Error(
+          StatusCode::kTableAlreadyExists,
+          fmt::format("'{}' was created concurrently in {}", new_name, NamespaceName(target_ns)));
+    }
+    return created.status();
   }
   // The rename has happened once the destination exists. If the retired source cannot be
   // removed now, the intent stays behind for Recover() to finish the job.
@@ -976,93 +1011,93 @@ Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
   return TableFromRecord(dest, moved);
 }
 
-Status Catalog::RecoverDrop(const json& intent, const std::string& key) {
-  auto id = IdFromJson(intent.value("id", json()), key);
-  std::string location = intent.value("location", "");
-  if (!id.ok() || location.empty()) {
+Status Catalog::RecoverDrop(const IntentRecord& intent, const std::string& key) {
+  const ObjectId& id = intent.id;
+  const std::string& location = intent.location;
+  if (id.empty() || location.empty()) {
     QV_LOG_WARN("ignoring an unreadable drop intent", {{"key", key}});
     return Status::OK();
   }
-  auto record = registry_->Get(RecordKind::kTable, *id);
-  if (record.ok() && record->body.value("location", "") == location &&
-      record->body.value("state", "active") == "active") {
+  auto record = GetRecord<TableRecord>(*registry_, RecordKind::kTable, id);
+  if (!record.ok() && !record.status().IsNotFound()) return record.status();
+  if (record.ok() && record->record.location == location &&
+      record->record.state == TableState::kActive) {
     // The drop never retired the record: nothing happened, nothing to finish.
-    QV_LOG_INFO("rolled back an interrupted drop", {{"table", DisplayId(*id)}});
+    QV_LOG_INFO("rolled back an interrupted drop", {{"table", DisplayId(id)}});
     ClearIntent(key);
     return Status::OK();
   }
-  if (record.ok() && record->body.value("state", "") == "dropping" &&
-      record->body.value("location", "") == location) {
-    Status deleted = registry_->Delete(RecordKind::kTable, *id, record->etag);
+  if (record.ok() && record->record.state == TableState::kDropping &&
+      record->record.location == location) {
+    Status deleted = registry_->Delete(RecordKind::kTable, id, record->etag);
     if (!deleted.ok() && !deleted.IsNotFound()) return deleted;
   }
-  if (intent.value("delete_bytes", false)) {
-    QV_RETURN_IF_ERROR(DeleteLocation(intent.value("root", ""), location));
-  }
-  QV_LOG_INFO("finished an interrupted drop", {{"table", DisplayId(*id)}, {"location", location}});
+  if (intent.delete_bytes) QV_RETURN_IF_ERROR(DeleteLocation(intent.root, location));
+  QV_LOG_INFO("finished an interrupted drop", {{"table", DisplayId(id)}, {"location", location}});
   ClearIntent(key);
   return Status::OK();
 }
 
-// A record planted in the root with a field of the wrong type makes nlohmann's typed reads
-// throw; recovery runs at every server start and check is the operator's tool, so both answer
-// Corruption instead of ending the process. (The typed catalog records will validate fields as
-// they are read; until then this is the boundary.)
+namespace {
+// An intent record as stored: nullopt (logged) when it is not a JSON object (it is ignored, as an
+// unknown op is); Corruption when it is one with a field of the wrong type.
+Result<std::optional<IntentRecord>> ParseIntent(const std::string& data, const std::string& key) {
+  auto parsed = ParseJson(data);  // bounded: any writer to the root can plant one
+  if (!parsed.ok() || !parsed->is_object()) return std::optional<IntentRecord>();
+  auto intent = IntentRecord::FromJson(*parsed);
+  if (!intent.ok()) return intent.status().WithContext(key);
+  return std::optional<IntentRecord>(std::move(*intent));
+}
+}  // namespace
+
+// A record planted in the root with a field of the wrong type is Corruption (records.h), never
+// an exception: recovery runs at every server start.
 Status Catalog::Recover(Duration min_age) {
-  try {
-    return RecoverRecords(min_age);
-  } catch (const json::exception& e) {
-    return Status::Corruption(
-        fmt::format("recovering: a record has an unusable field: {}", e.what()));
-  }
-}
-
-Result<Catalog::ConsistencyReport> Catalog::CheckConsistency(Duration in_flight_age) {
-  try {
-    return CheckRecords(in_flight_age);
-  } catch (const json::exception& e) {
-    return Status::Corruption(
-        fmt::format("checking: a record has an unusable field: {}", e.what()));
-  }
-}
-
-Status Catalog::RecoverRecords(Duration min_age) {
   QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> intents, registry_->store().ListAll(kIntentsDir));
   int64_t now = clock()->NowNanos();
   for (const ObjectMeta& meta : intents) {
     if (now - meta.last_modified_nanos < min_age.count()) continue;
     auto got = registry_->store().Get(meta.key);
     if (!got.ok()) continue;
-    auto parsed = ParseJson(got->data);  // bounded: any writer to the root can plant one
-    json intent = parsed.ok() && parsed->is_object() ? std::move(*parsed) : json();
-    if (intent.is_object() && intent.value("op", "") == "drop") {
-      QV_RETURN_IF_ERROR(RecoverDrop(intent, meta.key));
+    QV_ASSIGN_OR_RETURN(std::optional<IntentRecord> intent, ParseIntent(got->data, meta.key));
+    if (intent && intent->op == IntentOp::kDrop) {
+      QV_RETURN_IF_ERROR(RecoverDrop(*intent, meta.key));
       continue;
     }
-    if (!intent.is_object() || intent.value("op", "") != "rename") {
+    if (!intent || intent->op != IntentOp::kRename) {
       QV_LOG_WARN("ignoring an unreadable intent record", {{"key", meta.key}});
       continue;
     }
-    auto source = IdFromJson(intent["source"], meta.key);
-    auto dest = IdFromJson(intent["dest"], meta.key);
-    if (!source.ok() || !dest.ok()) continue;
-    std::string location = intent.value("location", "");
-    auto dest_record = registry_->Get(RecordKind::kTable, *dest);
-    bool completed = dest_record.ok() && dest_record->body.value("location", "") == location;
-    auto src_record = registry_->Get(RecordKind::kTable, *source);
-    if (src_record.ok() && src_record->body.value("state", "active") == "retired") {
+    const ObjectId& source = intent->source;
+    const ObjectId& dest = intent->dest;
+    if (source.empty() || dest.empty()) continue;
+    const std::string& location = intent->location;
+    auto dest_record = GetRecord<TableRecord>(*registry_, RecordKind::kTable, dest);
+    if (!dest_record.ok() && !dest_record.status().IsNotFound()) return dest_record.status();
+    bool completed = dest_record.ok() && dest_record->record.location == location;
+    auto src_record = GetRecord<TableRecord>(*registry_, RecordKind::kTable, source);
+    if (!src_record.ok() && !src_record.status().IsNotFound()) return src_record.status();
+    if (src_record.ok() && src_record->record.state == TableState::kRetired) {
+      Status settled;
       if (completed) {
-        (void)registry_->Delete(RecordKind::kTable, *source, src_record->etag);
+        settled = registry_->Delete(RecordKind::kTable, source, src_record->etag);
       } else {
-        json body = src_record->body;
-        body["state"] = "active";
-        body.erase("renamed_to");
-        (void)registry_->Replace(RecordKind::kTable, *source, body, src_record->etag);
+        TableRecord body = src_record->record;
+        body.state = TableState::kActive;
+        body.renamed_to.reset();
+        settled = registry_->Replace(RecordKind::kTable, source, body.ToJson(), src_record->etag)
+                      .status();
+      }
+      if (!settled.ok() && !settled.IsNotFound()) {
+        // The intent stays: the next recovery tries again.
+        QV_LOG_WARN("could not settle an interrupted rename's source; recovery will retry",
+                    {{"source", DisplayId(source)}, {"error", settled.ToString()}});
+        continue;
       }
     }
     QV_LOG_INFO(
         "recovered an interrupted rename",
-        {{"source", DisplayId(*source)}, {"dest", DisplayId(*dest)}, {"completed", completed}});
+        {{"source", DisplayId(source)}, {"dest", DisplayId(dest)}, {"completed", completed}});
     ClearIntent(meta.key);
   }
   return Status::OK();
@@ -1072,13 +1107,11 @@ namespace {
 
 // Whether a record's grants hold an owner (or, on a project, an admin): every object is created
 // with its creator's, and the last one cannot be revoked.
-bool HasOwnerGrant(const json& body) {
-  auto grants = body.find("grants");
-  if (grants == body.end() || !grants->is_array()) return false;
-  return std::any_of(grants->begin(), grants->end(), [](const json& g) {
-    if (!g.is_object()) return false;
-    std::string relation = g.value("relation", "");
-    return relation == "owner" || relation == "admin";
+bool HasOwnerGrant(const json& grants) {
+  if (!grants.is_array()) return false;
+  return std::any_of(grants.begin(), grants.end(), [](const json& g) {
+    auto entry = internal::GrantEntry::FromJson(g);
+    return entry.ok() && (entry->relation == "owner" || entry->relation == "admin");
   });
 }
 
@@ -1098,13 +1131,14 @@ Status Catalog::ListIntents(Duration in_flight_age, std::vector<std::string>* yo
       if (got.status().IsNotFound()) continue;  // finished meanwhile
       return got.status();
     }
-    auto parsed = ParseJson(got->data);  // bounded: any writer to the root can plant one
-    json intent = parsed.ok() && parsed->is_object() ? std::move(*parsed) : json();
-    std::string op = intent.is_object() ? intent.value("op", "") : "";
-    if (intent.is_object()) {
-      for (const char* field : {"id", "source", "dest"}) {
-        auto id = IdFromJson(intent.value(field, json()), meta.key);
-        if (id.ok()) busy->insert(*id);
+    // A young intent that cannot be read is described as such (and names nothing busy).
+    auto intent = ParseIntent(got->data, meta.key);
+    std::string op;
+    if (intent.ok() && intent->has_value()) {
+      const IntentRecord& i = **intent;
+      op = i.op_text;
+      for (const ObjectId* id : {&i.id, &i.source, &i.dest}) {
+        if (!id->empty()) busy->insert(*id);
       }
     }
     if (young != nullptr) {
@@ -1115,7 +1149,8 @@ Status Catalog::ListIntents(Duration in_flight_age, std::vector<std::string>* yo
   return Status::OK();
 }
 
-Result<Catalog::ConsistencyReport> Catalog::CheckRecords(Duration in_flight_age) {
+// A record with a field of the wrong type is Corruption (records.h), never an exception.
+Result<Catalog::ConsistencyReport> Catalog::CheckConsistency(Duration in_flight_age) {
   ConsistencyReport report;
   // What operations in progress name (their intents come first, so one that is seen half done
   // below was listed here or is listed again at the end).
@@ -1124,16 +1159,22 @@ Result<Catalog::ConsistencyReport> Catalog::CheckRecords(Duration in_flight_age)
   const int64_t now = clock()->NowNanos();
   // A namespace, project or warehouse marked as being dropped: a delete in progress while the
   // mark is young (an old mark is a crashed delete's leftover, ignored by every reader).
-  auto check_mark = [&](std::string_view what, const std::string& name, const json& body) {
-    auto it = body.find("dropping_since");
-    if (it != body.end() && it->is_number_integer() &&
-        now - it->get<int64_t>() < in_flight_age.count()) {
+  auto check_mark = [&](std::string_view what, const std::string& name,
+                        std::optional<int64_t> since) {
+    if (since && *since > now - in_flight_age.count()) {
       report.in_flight.push_back(fmt::format("{} '{}' is being deleted", what, name));
     }
   };
   // A record whose parent is missing: a create that raced its parent's drop writes its record,
   // sees the drop on its re-check and withdraws it, so a young record is that create in
   // progress; an old one is an orphan.
+  // A record with a field of the wrong type: a problem (the rest is still checked). False for
+  // any other failure to read it, which ends the check.
+  auto unreadable = [&](std::string_view what, const std::string& name, const Status& why) {
+    if (why.subcode() != Subcode::kCorruption) return false;
+    report.problems.push_back(fmt::format("{} '{}' is unreadable: {}", what, name, why.message()));
+    return true;
+  };
   auto orphan = [&](RecordKind kind, const ObjectId& id, std::string what) {
     auto meta = registry_->store().Head(Registry::RecordKey(kind, id));
     bool young = meta.ok() && now - meta->last_modified_nanos < in_flight_age.count();
@@ -1149,8 +1190,8 @@ Result<Catalog::ConsistencyReport> Catalog::CheckRecords(Duration in_flight_age)
   // Every object's record carries an owner grant (its creator's, and the last one cannot be
   // revoked): an object never exists without an owner, and since grants live in the record, no
   // grant outlives its object.
-  auto check_grants = [&](std::string_view what, const std::string& name, const json& body) {
-    if (!HasOwnerGrant(body)) {
+  auto check_grants = [&](std::string_view what, const std::string& name, const json& grants) {
+    if (!HasOwnerGrant(grants)) {
       report.problems.push_back(fmt::format("{} '{}' has no owner grant", what, name));
     }
   };
@@ -1160,37 +1201,48 @@ Result<Catalog::ConsistencyReport> Catalog::CheckRecords(Duration in_flight_age)
     if (wh.size() != 2 || !ns_set.count({wh.front()})) {
       report.problems.push_back(fmt::format("warehouse '{}' has no project record", name));
     }
-    auto record = registry_->Get(RecordKind::kWarehouse, wh);
+    auto record = GetRecord<WarehouseRecord>(*registry_, RecordKind::kWarehouse, wh);
     if (record.ok()) {
-      check_grants("warehouse", name, record->body);
-      check_mark("warehouse", name, record->body);
+      check_grants("warehouse", name, record->record.grants);
+      check_mark("warehouse", name, record->record.dropping_since);
+    } else if (!record.status().IsNotFound()) {
+      unreadable("warehouse", name, record.status());
     }
   }
   for (const ObjectId& ns : namespaces) {
-    auto record = registry_->Get(RecordKind::kNamespace, ns);
-    if (!record.ok()) {
-      if (!record.status().IsNotFound()) return record.status();
-      continue;
-    }
     if (ns.size() == 1) {
+      auto record = GetRecord<ProjectRecord>(*registry_, RecordKind::kNamespace, ns);
+      if (!record.ok()) {
+        if (record.status().IsNotFound()) continue;
+        ++report.projects;
+        if (!unreadable("project", ns[0], record.status())) return record.status();
+        continue;
+      }
       ++report.projects;
-      if (record->body.value("kind", "") != "project") {
+      if (record->record.kind != "project") {
         report.problems.push_back(fmt::format("'{}' at the top is not a project record", ns[0]));
       }
-      check_grants("project", ns[0], record->body);
-      check_mark("project", ns[0], record->body);
+      check_grants("project", ns[0], record->record.grants);
+      check_mark("project", ns[0], record->record.dropping_since);
+      continue;
+    }
+    std::string name = ns.front() + "/" + DisplayId(ns);
+    auto record = GetRecord<NamespaceRecord>(*registry_, RecordKind::kNamespace, ns);
+    if (!record.ok()) {
+      if (record.status().IsNotFound()) continue;
+      ++report.namespaces;
+      if (!unreadable("namespace", name, record.status())) return record.status();
       continue;
     }
     ++report.namespaces;
-    std::string name = ns.front() + "/" + DisplayId(ns);
-    check_grants("namespace", name, record->body);
-    check_mark("namespace", name, record->body);
+    check_grants("namespace", name, record->record.grants);
+    check_mark("namespace", name, record->record.dropping_since);
     if (!ns_set.count(ParentOf(ns))) {
       orphan(RecordKind::kNamespace, ns,
              fmt::format("namespace '{}' has no parent namespace record", name));
     }
     if (ns.size() == 2) {
-      std::string wh = record->body.value("warehouse", "");
+      std::string wh = record->record.warehouse.value_or("");
       if (wh.empty() || !wh_set.count({ns.front(), wh})) {
         report.problems.push_back(
             fmt::format("namespace '{}' names no existing warehouse ('{}')", name, wh));
@@ -1206,17 +1258,19 @@ Result<Catalog::ConsistencyReport> Catalog::CheckRecords(Duration in_flight_age)
   std::map<std::string, ObjectId> locations;  // canonical location -> table
   auto table_name = [](const ObjectId& id) { return id.front() + "/" + DisplayId(id); };
   for (const ObjectId& id : tables) {
-    auto record = registry_->Get(RecordKind::kTable, id);
+    std::string name = id.front() + "/" + DisplayId(id);
+    auto record = GetRecord<TableRecord>(*registry_, RecordKind::kTable, id);
     if (!record.ok()) {
-      if (!record.status().IsNotFound()) return record.status();
+      if (record.status().IsNotFound()) continue;
+      if (!unreadable("table", name, record.status())) return record.status();
       continue;
     }
-    std::string name = id.front() + "/" + DisplayId(id);
-    check_grants("table", name, record->body);
-    const bool active = record->body.value("state", "active") == "active";
+    const TableRecord& table = record->record;
+    check_grants("table", name, table.grants);
+    const bool active = table.state == TableState::kActive;
     if (!active) {
       unsettled.push_back(
-          {{id}, fmt::format("table '{}' is {}", name, record->body.value("state", ""))});
+          {{id}, fmt::format("table '{}' is {}", name, internal::TableStateName(table.state))});
     }
     if (id.size() > 1 && !ns_set.count(ParentOf(id))) {
       orphan(RecordKind::kTable, id, fmt::format("table '{}' has no namespace record", name));
@@ -1224,8 +1278,8 @@ Result<Catalog::ConsistencyReport> Catalog::CheckRecords(Duration in_flight_age)
     if (ns_set.count(id)) {
       report.problems.push_back(fmt::format("'{}' is both a table and a namespace", name));
     }
-    std::string location = record->body.value("location", "");
-    std::string root_uri = record->body.value("root", "");
+    const std::string& location = table.location;
+    const std::string& root_uri = table.root;
     // Locations are compared canonically, whatever spelling their warehouses' roots use. Two
     // records sharing one are a rename in progress while it is young.
     auto where = CanonicalTableLocation(root_uri, location);
@@ -1252,7 +1306,7 @@ Result<Catalog::ConsistencyReport> Catalog::CheckRecords(Duration in_flight_age)
     }
     // A registered table must have bytes; a declared one may legitimately have none (its
     // reservation marker is not durable), and a dropping one is losing them.
-    if (active && !record->body.value("declared", false)) {
+    if (active && !table.declared) {
       ListOptions options;
       options.prefix = location + "/";
       options.limit = 1;

@@ -14,7 +14,12 @@
 //
 // Every mutation follows one order: validate → parent exists (and is not being dropped) →
 // conflict → conditional write → re-check what a concurrent writer could have invalidated →
-// change-log event. A rejected request leaves nothing behind.
+// change-log event. A rejected request leaves nothing behind. Every create writes, re-checks and
+// withdraws through one piece of code, internal/create_protocol.h (its invariants are there).
+//
+// Records are read through the typed structs of internal/records.h: a record with a field of the
+// wrong type (hand-edited or damaged) is Corruption naming the record and the field, never an
+// exception, at every operation that reads it.
 //
 // Invariants kept against concurrent writers in this and other processes:
 //   - one record per id; a table and a namespace never share a name under one parent;
@@ -44,7 +49,24 @@
 #include "common/result.h"
 #include "store/object_store.h"
 
+namespace quiver {
+class SyncPoints;
+}  // namespace quiver
+
 namespace quiver::catalog {
+
+namespace internal {
+struct NamespaceRecord;
+struct TableRecord;
+struct WarehouseRecord;
+struct IntentRecord;
+template <typename R>
+struct Stored;
+}  // namespace internal
+
+// The sync point every create reaches right after its record is written and before it
+// re-checks (internal/create_protocol.h): a test can drop the parent there.
+inline constexpr std::string_view kCreateWrittenPoint = "catalog.create.written";
 
 using Properties = std::map<std::string, std::string>;
 
@@ -106,6 +128,7 @@ struct CatalogOptions {
   // ensure_defaults is ignored. Open fails on a root without a registry format stamp.
   bool read_only = false;
   const Clock* clock = nullptr;
+  SyncPoints* sync_points = nullptr;  // tests only (kCreateWrittenPoint)
 };
 
 // How old an interrupted operation's intent must be before recovery touches it (and before the
@@ -285,33 +308,30 @@ class Catalog {
   std::string Now() const;
   // A namespace record marked as being dropped, less than the marker's lifetime ago (an older
   // mark is a crashed drop's leftover).
-  bool HasLiveDropMark(const nlohmann::json& body) const;
+  bool HasLiveDropMark(std::optional<int64_t> dropping_since) const;
   // NamespaceNotFound unless `ns` is the root or an existing namespace not being dropped.
   Status CheckNamespaceLive(const ObjectId& ns, std::string_view purpose);
-  Result<TableInfo> TableFromRecord(const ObjectId& id, const nlohmann::json& body) const;
-  Result<NamespaceInfo> NamespaceFromRecord(const ObjectId& id, const nlohmann::json& body) const;
+  Result<TableInfo> TableFromRecord(const ObjectId& id, const internal::TableRecord& record) const;
+  NamespaceInfo NamespaceFromRecord(const ObjectId& id,
+                                    const internal::NamespaceRecord& record) const;
   // Active table record and its etag (TableNotFound / NamespaceNotFound otherwise).
-  Result<Record> GetActiveTableRecord(const ObjectId& id);
+  Result<internal::Stored<internal::TableRecord>> GetActiveTableRecord(const ObjectId& id);
   Result<TableInfo> RemoveTable(const ObjectId& id, bool delete_bytes, std::string_view action,
                                 const Actor& actor);
   // RemoveTable when the storage is full (no intent or retired record can be written).
-  Result<TableInfo> RemoveTableOnFullStorage(const ObjectId& id, const Record& record,
+  Result<TableInfo> RemoveTableOnFullStorage(const ObjectId& id, const std::string& etag,
                                              const TableInfo& info, bool delete_bytes,
                                              std::string_view action, const Actor& actor);
   Status DeleteLocation(const std::string& root, const std::string& location);
   Status DropNamespaceContents(const ObjectId& id, const Actor& actor);
   void Log(std::string_view action, std::string_view kind, const ObjectId& id, const Actor& actor,
            nlohmann::json extra = nlohmann::json::object());
-  Result<std::string> WriteIntent(const nlohmann::json& intent);
-  // Replaces the table's active `record` with `retired` (if-match): of concurrent renames and
-  // drops exactly one gets here. On failure clears `intent`; a lost race is code 14.
-  Result<std::string> RetireTable(const ObjectId& id, const Record& record,
-                                  const nlohmann::json& retired, const std::string& intent);
-  Status RecoverDrop(const nlohmann::json& intent, const std::string& key);
-  // Recover and CheckConsistency without the boundary that turns a mistyped record into
-  // Corruption.
-  Status RecoverRecords(Duration min_age);
-  Result<ConsistencyReport> CheckRecords(Duration in_flight_age);
+  Result<std::string> WriteIntent(const internal::IntentRecord& intent);
+  // Replaces the table's active record (at `etag`) with `retired` (if-match): of concurrent
+  // renames and drops exactly one gets here. On failure clears `intent`; a lost race is code 14.
+  Result<std::string> RetireTable(const ObjectId& id, const std::string& etag,
+                                  const internal::TableRecord& retired, const std::string& intent);
+  Status RecoverDrop(const internal::IntentRecord& intent, const std::string& key);
   // The intent records: those younger than `in_flight_age` described into *young and the ids
   // they name (a drop's table, a rename's source and destination) added to *busy; the older
   // ones described into *old (young and old may be null).
@@ -339,8 +359,8 @@ class Catalog {
   Result<WarehouseInfo> WarehouseForTables(const ObjectId& ns);
   // The default warehouse of a project: its only one, else the one named "default".
   Result<WarehouseInfo> DefaultWarehouse(const std::string& project);
-  Result<WarehouseInfo> WarehouseFromRecord(const std::string& project, const std::string& name,
-                                            const nlohmann::json& body) const;
+  WarehouseInfo WarehouseFromRecord(const std::string& project, const std::string& name,
+                                    const internal::WarehouseRecord& record) const;
   nlohmann::json OwnerGrants(const Actor& actor, std::string_view relation) const;
 
   std::unique_ptr<Registry> registry_;

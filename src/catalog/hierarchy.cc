@@ -6,7 +6,11 @@
 #include <fmt/format.h>
 
 #include "catalog/catalog.h"
+#include "catalog/internal/create_protocol.h"
 #include "catalog/internal/record_fields.h"
+#include "catalog/internal/records.h"
+#include "common/ignore_status.h"
+#include "common/logging.h"
 #include "store/key.h"
 #include "store/store_uri.h"
 
@@ -18,13 +22,36 @@ using nlohmann::json;
 
 constexpr int kGrantRetries = 8;
 
+using internal::CreateRecord;
+using internal::CreateSpec;
+using internal::CreateStage;
 using internal::Error;
-using internal::PropertiesFromJson;
+using internal::GetRecord;
+using internal::NamespaceRecord;
+using internal::ProjectRecord;
 using internal::Retryable;
+using internal::Stored;
+using internal::TableRecord;
+using internal::TableState;
+using internal::WarehouseRecord;
 
-ProjectInfo ProjectFromRecord(const std::string& name, const json& body) {
-  return {name, PropertiesFromJson(body), body.value("created_at", ""),
-          body.value("grants", json::array())};
+ProjectInfo ProjectFromRecord(const std::string& name, const ProjectRecord& record) {
+  return {name, record.properties, record.created_at, record.grants};
+}
+
+// Withdraws the drop mark `mark` of a project or warehouse record (only ours: the record may
+// have changed since). A mark that cannot be withdrawn expires (its lifetime), so a failure is
+// logged, not answered: the answer is why the delete stopped.
+template <typename R>
+void Unmark(Registry& registry, RecordKind kind, const ObjectId& id, int64_t mark) {
+  auto current = GetRecord<R>(registry, kind, id);
+  if (!current.ok() || current->record.dropping_since != mark) return;
+  current->record.dropping_since.reset();
+  Status unmarked = registry.Replace(kind, id, current->record.ToJson(), current->etag).status();
+  if (!unmarked.ok()) {
+    QV_LOG_WARN("could not withdraw a drop mark; it expires by itself",
+                {{"record", Registry::RecordKey(kind, id)}, {"error", unmarked.ToString()}});
+  }
 }
 
 Status ValidateRoot(const std::string& root) {
@@ -55,7 +82,7 @@ Status ValidateScopedLookupId(const ObjectId& id, std::string_view what, bool al
 }
 
 json Catalog::OwnerGrants(const Actor& actor, std::string_view relation) const {
-  return json::array({{{"subject", actor.principal}, {"relation", relation}}});
+  return internal::OwnerGrants(actor.principal, relation);
 }
 
 // --- projects --------------------------------------------------------------------------------
@@ -76,28 +103,32 @@ Status Catalog::EnsureDefaults(const Actor& actor) {
 Result<ProjectInfo> Catalog::CreateProject(const std::string& name, const Properties& properties,
                                            const Actor& actor) {
   QV_RETURN_IF_ERROR(ValidateName(name, "project"));
-  json body = {{"kind", "project"},
-               {"id", json::array({name})},
-               {"properties", properties},
-               {"created_at", Now()},
-               {"grants", OwnerGrants(actor, "admin")}};
-  auto created = registry_->Create(RecordKind::kNamespace, {name}, body);
+  ProjectRecord record;
+  record.id = {name};
+  record.properties = properties;
+  record.created_at = Now();
+  record.grants = OwnerGrants(actor, "admin");
+  // A project's parent is the root, which is never dropped, and it has no sibling of another
+  // kind: nothing to re-check.
+  CreateSpec spec{RecordKind::kNamespace, {name}, record.ToJson()};
+  CreateStage failed_at = CreateStage::kWrite;
+  auto created = CreateRecord(*registry_, spec, options_.sync_points, &failed_at);
   if (!created.ok()) {
-    if (created.status().IsAlreadyExists()) {
+    if (failed_at == CreateStage::kWrite && created.status().IsAlreadyExists()) {
       return Error(StatusCode::kNamespaceAlreadyExists,
                    fmt::format("project '{}' already exists", name));
     }
     return created.status();
   }
-  Log("create_project", "project", {name}, actor, {{"grants", body["grants"]}});
-  return ProjectFromRecord(name, body);
+  Log("create_project", "project", {name}, actor, {{"grants", record.grants}});
+  return ProjectFromRecord(name, record);
 }
 
 namespace {
 // The record of project `name` (NamespaceNotFound when there is none).
-Result<Record> GetProjectRecord(Registry& registry, const std::string& name) {
+Result<Stored<ProjectRecord>> GetProjectRecord(Registry& registry, const std::string& name) {
   QV_RETURN_IF_ERROR(ValidateLookupId({name}, "project", false));
-  auto record = registry.Get(RecordKind::kNamespace, {name});
+  auto record = GetRecord<ProjectRecord>(registry, RecordKind::kNamespace, {name});
   if (!record.ok() && record.status().IsNotFound()) {
     return Error(StatusCode::kNamespaceNotFound, fmt::format("project '{}' does not exist", name));
   }
@@ -106,8 +137,8 @@ Result<Record> GetProjectRecord(Registry& registry, const std::string& name) {
 }  // namespace
 
 Result<ProjectInfo> Catalog::DescribeProject(const std::string& name) {
-  QV_ASSIGN_OR_RETURN(Record record, GetProjectRecord(*registry_, name));
-  return ProjectFromRecord(name, record.body);
+  QV_ASSIGN_OR_RETURN(Stored<ProjectRecord> record, GetProjectRecord(*registry_, name));
+  return ProjectFromRecord(name, record.record);
 }
 
 Result<NameList> Catalog::ListProjects(const std::string& page_token, std::optional<size_t> limit) {
@@ -123,15 +154,16 @@ Result<NameList> Catalog::ListProjects(const std::string& page_token, std::optio
 Result<ProjectInfo> Catalog::DeleteProject(const std::string& name, const Actor& actor) {
   auto record = GetProjectRecord(*registry_, name);
   if (!record.ok()) return record.status();
-  if (HasLiveDropMark(record->body)) {
+  if (HasLiveDropMark(record->record.dropping_since)) {
     return Retryable(fmt::format("project '{}' is being deleted by another request", name));
   }
   // Mark first: a warehouse or namespace created after the mark sees it on its re-check and
   // withdraws; one created before is found by the emptiness check below.
-  json marked = record->body;
+  ProjectRecord marked = record->record;
   const int64_t mark = clock()->NowNanos();
-  marked["dropping_since"] = mark;
-  auto marked_etag = registry_->Replace(RecordKind::kNamespace, {name}, marked, record->etag);
+  marked.dropping_since = mark;
+  auto marked_etag =
+      registry_->Replace(RecordKind::kNamespace, {name}, marked.ToJson(), record->etag);
   if (!marked_etag.ok()) {
     if (marked_etag.status().IsConflict()) {
       return Retryable(fmt::format("project '{}' changed concurrently", name));
@@ -139,11 +171,7 @@ Result<ProjectInfo> Catalog::DeleteProject(const std::string& name, const Actor&
     return marked_etag.status();
   }
   auto unmark = [&](Status why) -> Status {
-    auto current = registry_->Get(RecordKind::kNamespace, {name});
-    if (current.ok() && current->body.value("dropping_since", int64_t{0}) == mark) {
-      current->body.erase("dropping_since");
-      (void)registry_->Replace(RecordKind::kNamespace, {name}, current->body, current->etag);
-    }
+    Unmark<ProjectRecord>(*registry_, RecordKind::kNamespace, {name}, mark);
     return why;
   };
   auto warehouses = registry_->ListChildren(RecordKind::kWarehouse, {name}, "", 5);
@@ -175,22 +203,21 @@ Result<ProjectInfo> Catalog::DeleteProject(const std::string& name, const Actor&
     return unmark(deleted);
   }
   Log("delete_project", "project", {name}, actor);
-  return ProjectFromRecord(name, record->body);
+  return ProjectFromRecord(name, record->record);
 }
 
 // --- warehouses ------------------------------------------------------------------------------
 
-Result<WarehouseInfo> Catalog::WarehouseFromRecord(const std::string& project,
-                                                   const std::string& name,
-                                                   const json& body) const {
+WarehouseInfo Catalog::WarehouseFromRecord(const std::string& project, const std::string& name,
+                                           const WarehouseRecord& record) const {
   WarehouseInfo info;
   info.project = project;
   info.name = name;
-  info.root = body.value("root", "");
-  info.active = body.value("active", true);
-  info.properties = PropertiesFromJson(body);
-  info.created_at = body.value("created_at", "");
-  info.grants = body.value("grants", json::array());
+  info.root = record.root;
+  info.active = record.active;
+  info.properties = record.properties;
+  info.created_at = record.created_at;
+  info.grants = record.grants;
   return info;
 }
 
@@ -209,14 +236,13 @@ Status Catalog::CheckWarehouseRoot(const std::string& root) {
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> tables,
                       registry_->ListDescendants(RecordKind::kTable, {}));
   for (const ObjectId& table : tables) {
-    auto record = registry_->Get(RecordKind::kTable, table);
+    auto record = GetRecord<TableRecord>(*registry_, RecordKind::kTable, table);
     if (!record.ok()) {
       if (record.status().IsNotFound()) continue;
       return record.status();
     }
-    QV_ASSIGN_OR_RETURN(
-        std::string table_where,
-        CanonicalTableLocation(record->body.value("root", ""), record->body.value("location", "")));
+    QV_ASSIGN_OR_RETURN(std::string table_where,
+                        CanonicalTableLocation(record->record.root, record->record.location));
     if (LocationWithin(where, table_where)) {
       return Status::InvalidInput(
           fmt::format("'root' {} is inside the location of a registered table", root));
@@ -237,26 +263,28 @@ Result<WarehouseInfo> Catalog::CreateWarehouse(const std::string& project, const
     QV_RETURN_IF_ERROR(RootStore(root).status().WithContext("opening the warehouse root"));
     QV_RETURN_IF_ERROR(CheckWarehouseRoot(root));
   }
-  json body = {{"kind", "warehouse"}, {"project", project},
-               {"name", name},        {"root", root},
-               {"active", true},      {"properties", properties},
-               {"created_at", Now()}, {"grants", OwnerGrants(actor, "owner")}};
-  auto created = registry_->Create(RecordKind::kWarehouse, {project, name}, body);
+  WarehouseRecord record;
+  record.project = project;
+  record.name = name;
+  record.root = root;
+  record.active = true;
+  record.properties = properties;
+  record.created_at = Now();
+  record.grants = OwnerGrants(actor, "owner");
+  CreateSpec spec{RecordKind::kWarehouse, {project, name}, record.ToJson()};
+  spec.recheck = [&] { return CheckNamespaceLive({project}, "creating warehouses in it"); };
+  CreateStage failed_at = CreateStage::kWrite;
+  auto created = CreateRecord(*registry_, spec, options_.sync_points, &failed_at);
   if (!created.ok()) {
-    if (created.status().IsAlreadyExists()) {
+    if (failed_at == CreateStage::kWrite && created.status().IsAlreadyExists()) {
       return Error(StatusCode::kNamespaceAlreadyExists,
                    fmt::format("warehouse '{}' already exists in project '{}'", name, project));
     }
     return created.status();
   }
-  Status live = CheckNamespaceLive({project}, "creating warehouses in it");
-  if (!live.ok()) {
-    (void)registry_->Delete(RecordKind::kWarehouse, {project, name}, *created);
-    return live;
-  }
   Log("create_warehouse", "warehouse", {project, name}, actor,
-      {{"grants", body["grants"]}, {"root", root}});
-  return WarehouseFromRecord(project, name, body);
+      {{"grants", record.grants}, {"root", root}});
+  return WarehouseFromRecord(project, name, record);
 }
 
 Result<WarehouseInfo> Catalog::DescribeWarehouse(const std::string& project,
@@ -264,7 +292,7 @@ Result<WarehouseInfo> Catalog::DescribeWarehouse(const std::string& project,
   // A lookup: names over the length limit are merely missing.
   QV_RETURN_IF_ERROR(ValidateLookupId({project}, "project", false));
   QV_RETURN_IF_ERROR(ValidateLookupId({name}, "warehouse", false));
-  auto record = registry_->Get(RecordKind::kWarehouse, {project, name});
+  auto record = GetRecord<WarehouseRecord>(*registry_, RecordKind::kWarehouse, {project, name});
   if (!record.ok()) {
     if (record.status().IsNotFound()) {
       return Error(
@@ -273,7 +301,7 @@ Result<WarehouseInfo> Catalog::DescribeWarehouse(const std::string& project,
     }
     return record.status();
   }
-  return WarehouseFromRecord(project, name, record->body);
+  return WarehouseFromRecord(project, name, record->record);
 }
 
 Result<NameList> Catalog::ListWarehouses(const std::string& project, const std::string& page_token,
@@ -291,16 +319,16 @@ Result<NameList> Catalog::ListWarehouses(const std::string& project, const std::
 Result<WarehouseInfo> Catalog::DeleteWarehouse(const std::string& project, const std::string& name,
                                                const Actor& actor) {
   QV_RETURN_IF_ERROR(DescribeWarehouse(project, name).status());
-  auto record = registry_->Get(RecordKind::kWarehouse, {project, name});
+  auto record = GetRecord<WarehouseRecord>(*registry_, RecordKind::kWarehouse, {project, name});
   if (!record.ok()) return record.status();
-  if (HasLiveDropMark(record->body)) {
+  if (HasLiveDropMark(record->record.dropping_since)) {
     return Retryable(fmt::format("warehouse '{}' is being deleted by another request", name));
   }
-  json marked = record->body;
+  WarehouseRecord marked = record->record;
   const int64_t mark = clock()->NowNanos();
-  marked["dropping_since"] = mark;
+  marked.dropping_since = mark;
   auto marked_etag =
-      registry_->Replace(RecordKind::kWarehouse, {project, name}, marked, record->etag);
+      registry_->Replace(RecordKind::kWarehouse, {project, name}, marked.ToJson(), record->etag);
   if (!marked_etag.ok()) {
     if (marked_etag.status().IsConflict()) {
       return Retryable(fmt::format("warehouse '{}' changed concurrently", name));
@@ -308,12 +336,7 @@ Result<WarehouseInfo> Catalog::DeleteWarehouse(const std::string& project, const
     return marked_etag.status();
   }
   auto unmark = [&](Status why) -> Status {
-    auto current = registry_->Get(RecordKind::kWarehouse, {project, name});
-    if (current.ok() && current->body.value("dropping_since", int64_t{0}) == mark) {
-      current->body.erase("dropping_since");
-      (void)registry_->Replace(RecordKind::kWarehouse, {project, name}, current->body,
-                               current->etag);
-    }
+    Unmark<WarehouseRecord>(*registry_, RecordKind::kWarehouse, {project, name}, mark);
     return why;
   };
   // The namespaces that live in this warehouse (a scan of the project's top-level namespaces;
@@ -325,9 +348,14 @@ Result<WarehouseInfo> Catalog::DeleteWarehouse(const std::string& project, const
     auto page = registry_->ListChildren(RecordKind::kNamespace, {project}, after, 1000);
     if (!page.ok()) return unmark(page.status());
     for (const std::string& ns : page->names) {
-      auto ns_record = registry_->Get(RecordKind::kNamespace, {project, ns});
-      if (!ns_record.ok()) continue;
-      if (ns_record->body.value("warehouse", "") != name) continue;
+      auto ns_record =
+          GetRecord<NamespaceRecord>(*registry_, RecordKind::kNamespace, {project, ns});
+      if (!ns_record.ok()) {
+        if (ns_record.status().IsNotFound()) continue;  // dropped meanwhile
+        // Unread, it could live here: the delete stops rather than orphan it.
+        return unmark(ns_record.status());
+      }
+      if (ns_record->record.warehouse.value_or("") != name) continue;
       if (inside.size() < 5) {
         inside.push_back(ns);
       } else {
@@ -360,7 +388,7 @@ Result<WarehouseInfo> Catalog::DeleteWarehouse(const std::string& project, const
     return unmark(deleted);
   }
   Log("delete_warehouse", "warehouse", {project, name}, actor);
-  return WarehouseFromRecord(project, name, record->body);
+  return WarehouseFromRecord(project, name, record->record);
 }
 
 Result<WarehouseInfo> Catalog::SetWarehouseActive(const std::string& project,
@@ -368,10 +396,12 @@ Result<WarehouseInfo> Catalog::SetWarehouseActive(const std::string& project,
                                                   const Actor& actor) {
   QV_RETURN_IF_ERROR(DescribeWarehouse(project, name).status());
   for (int attempt = 0; attempt < kGrantRetries; ++attempt) {
-    QV_ASSIGN_OR_RETURN(Record record, registry_->Get(RecordKind::kWarehouse, {project, name}));
-    json body = record.body;
-    body["active"] = active;
-    auto replaced = registry_->Replace(RecordKind::kWarehouse, {project, name}, body, record.etag);
+    QV_ASSIGN_OR_RETURN(auto record, GetRecord<WarehouseRecord>(*registry_, RecordKind::kWarehouse,
+                                                                {project, name}));
+    WarehouseRecord body = record.record;
+    body.active = active;
+    auto replaced =
+        registry_->Replace(RecordKind::kWarehouse, {project, name}, body.ToJson(), record.etag);
     if (replaced.ok()) {
       Log(active ? "activate_warehouse" : "deactivate_warehouse", "warehouse", {project, name},
           actor, {{"active", active}});
@@ -406,7 +436,7 @@ Result<std::string> Catalog::WarehouseOfNamespace(const ObjectId& ns) {
     return wh.name;
   }
   ObjectId top = {ns[0], ns[1]};
-  auto record = registry_->Get(RecordKind::kNamespace, top);
+  auto record = GetRecord<NamespaceRecord>(*registry_, RecordKind::kNamespace, top);
   if (!record.ok()) {
     if (record.status().IsNotFound()) {
       return Error(StatusCode::kNamespaceNotFound,
@@ -414,7 +444,7 @@ Result<std::string> Catalog::WarehouseOfNamespace(const ObjectId& ns) {
     }
     return record.status();
   }
-  std::string warehouse = record->body.value("warehouse", "");
+  std::string warehouse = record->record.warehouse.value_or("");
   if (warehouse.empty()) {
     return Status::Corruption(
         fmt::format("namespace '{}' does not name its warehouse", DisplayId(top)));
@@ -470,37 +500,86 @@ std::string GrantObjectName(const GrantRecord& g) {
   return DisplayId(g.key);
 }
 
+// The record a grant target's grants live in, typed: whether it is a live object of the target's
+// kind (a table record that is not active, or a depth-1 record that is not a project, holds no
+// object), its grants, and its body with other grants.
+struct GrantedRecord {
+  bool found = false;        // a record exists (and, for a table, is active)
+  bool kind_matches = true;  // a namespace record is a project exactly at depth 1
+  json grants = json::array();
+  std::string etag;
+  std::function<json(const json&)> with_grants;
+};
+
+template <typename R>
+GrantedRecord Granted(Stored<R> stored, bool found, bool kind_matches) {
+  GrantedRecord out;
+  out.found = found;
+  out.kind_matches = kind_matches;
+  out.grants = stored.record.grants;
+  out.etag = std::move(stored.etag);
+  out.with_grants = [record = std::move(stored.record)](const json& grants) mutable {
+    record.grants = grants;
+    return record.ToJson();
+  };
+  return out;
+}
+
+Result<GrantedRecord> ReadGranted(Registry& registry, const GrantRecord& g) {
+  auto absent = [](const Status& status) -> Result<GrantedRecord> {
+    if (status.IsNotFound()) return GrantedRecord{};
+    return status;
+  };
+  switch (g.kind) {
+    case RecordKind::kTable: {
+      auto table = GetRecord<TableRecord>(registry, g.kind, g.key);
+      if (!table.ok()) return absent(table.status());
+      bool active = table->record.state == TableState::kActive;
+      return Granted(std::move(*table), active, true);
+    }
+    case RecordKind::kWarehouse: {
+      auto warehouse = GetRecord<WarehouseRecord>(registry, g.kind, g.key);
+      if (!warehouse.ok()) return absent(warehouse.status());
+      return Granted(std::move(*warehouse), true, true);
+    }
+    case RecordKind::kNamespace:
+      break;
+  }
+  if (g.key.size() == 1) {
+    auto project = GetRecord<ProjectRecord>(registry, g.kind, g.key);
+    if (!project.ok()) return absent(project.status());
+    bool is_project = project->record.kind == "project";
+    return Granted(std::move(*project), true, is_project);
+  }
+  auto ns = GetRecord<NamespaceRecord>(registry, g.kind, g.key);
+  if (!ns.ok()) return absent(ns.status());
+  bool is_project = ns->record.kind == "project";
+  return Granted(std::move(*ns), true, !is_project);
+}
+
 }  // namespace
 
 Result<json> Catalog::ReadGrants(GrantTarget target, const ObjectId& id) {
   QV_ASSIGN_OR_RETURN(GrantRecord g, GrantRecordOf(target, id));
-  auto record = registry_->Get(g.kind, g.key);
-  bool active = record.ok() && record->body.value("state", "active") == "active";
-  if (!active) {
-    if (record.ok() || record.status().IsNotFound()) {
-      return Error(g.missing, fmt::format("{} '{}' does not exist", g.what, GrantObjectName(g)));
-    }
-    return record.status();
+  QV_ASSIGN_OR_RETURN(GrantedRecord record, ReadGranted(*registry_, g));
+  if (!record.found) {
+    return Error(g.missing, fmt::format("{} '{}' does not exist", g.what, GrantObjectName(g)));
   }
-  return record->body.value("grants", json::array());
+  return record.grants;
 }
 
 Result<json> Catalog::UpdateGrants(GrantTarget target, const ObjectId& id,
                                    const std::function<Status(json&)>& edit, const Actor& actor) {
   QV_ASSIGN_OR_RETURN(GrantRecord g, GrantRecordOf(target, id));
   for (int attempt = 0; attempt < kGrantRetries; ++attempt) {
-    auto record = registry_->Get(g.kind, g.key);
-    if (!record.ok() || record->body.value("state", "active") != "active" ||
-        (g.kind == RecordKind::kNamespace &&
-         (id.size() == 1) != (record->body.value("kind", "") == "project"))) {
-      if (!record.ok() && !record.status().IsNotFound()) return record.status();
+    QV_ASSIGN_OR_RETURN(GrantedRecord record, ReadGranted(*registry_, g));
+    if (!record.found || !record.kind_matches) {
       return Error(g.missing, fmt::format("{} '{}' does not exist", g.what, GrantObjectName(g)));
     }
-    json grants = record->body.value("grants", json::array());
+    json grants = record.grants;
     QV_RETURN_IF_ERROR(edit(grants));
-    json body = record->body;
-    body["grants"] = grants;
-    auto replaced = registry_->Replace(g.kind, g.key, body, record->etag);
+    if (!grants.is_array()) return Status::Internal("a grants edit must leave an array");
+    auto replaced = registry_->Replace(g.kind, g.key, record.with_grants(grants), record.etag);
     if (replaced.ok()) {
       Log("set_grants", g.what, g.key, actor, {{"grants", grants}});
       return grants;

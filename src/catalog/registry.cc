@@ -147,13 +147,13 @@ Result<Record> Registry::Get(RecordKind kind, const ObjectId& id) {
   return Record{std::move(body), std::move(got.meta.etag)};
 }
 
-bool Registry::Exists(RecordKind kind, const ObjectId& id, Status* error) {
+Result<bool> Registry::Exists(RecordKind kind, const ObjectId& id) {
   std::string key = RecordKey(kind, id);
   if (Unstorable(key)) return false;
   auto head = root_->Head(key);
   if (head.ok()) return true;
-  if (!head.status().IsNotFound() && error != nullptr) *error = head.status();
-  return false;
+  if (head.status().IsNotFound()) return false;
+  return head.status();
 }
 
 Result<std::string> Registry::Create(RecordKind kind, const ObjectId& id,
@@ -259,6 +259,14 @@ Result<nlohmann::json> ParseBatch(const std::string& data, std::string_view key)
   QV_ASSIGN_OR_RETURN(nlohmann::json batch, ParseRecord(data, key));
   if (!batch.contains("events") || !batch["events"].is_array() || batch["events"].empty()) {
     return Status::Corruption(fmt::format("change-log object '{}' holds no events", key));
+  }
+  // Each event's seq is read below; one that is not an unsigned integer is not read as 0.
+  for (const nlohmann::json& e : batch["events"]) {
+    auto seq = e.is_object() ? e.find("seq") : e.end();
+    if (!e.is_object() || seq == e.end() || !seq->is_number_unsigned()) {
+      return Status::Corruption(fmt::format(
+          "change-log object '{}' holds an event without an unsigned integer 'seq'", key));
+    }
   }
   return batch;
 }
@@ -459,7 +467,7 @@ Result<std::vector<nlohmann::json>> Registry::ReadLog(uint64_t since, size_t lim
   }
   for (auto it = batches.rbegin(); it != batches.rend(); ++it) {
     for (nlohmann::json& e : (*it)["events"]) {
-      uint64_t seq = e.value("seq", uint64_t{0});
+      uint64_t seq = e["seq"].get<uint64_t>();  // checked by ParseBatch
       if (seq > since && seq <= last) out.push_back(std::move(e));
     }
   }

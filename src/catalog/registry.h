@@ -73,7 +73,9 @@ class Registry {
 
   // NotFound (Status::IsNotFound) when absent.
   Result<Record> Get(RecordKind kind, const ObjectId& id);
-  bool Exists(RecordKind kind, const ObjectId& id, Status* error);
+  // Whether the record exists; the store's error when that cannot be told (an id no store could
+  // hold is simply absent).
+  Result<bool> Exists(RecordKind kind, const ObjectId& id);
   // AlreadyExists when taken. Returns the new etag.
   Result<std::string> Create(RecordKind kind, const ObjectId& id, const nlohmann::json& body);
   // Conflict when the record changed (or vanished) since `etag` was read.
@@ -119,7 +121,8 @@ class Registry {
   Result<uint64_t> Generation();
   // The newest sequence number this process has written or read (no I/O).
   uint64_t LastKnownGeneration();
-  // Change-log records with seq > since, oldest first, at most limit.
+  // Change-log records with seq > since, oldest first, at most limit. Corruption when a batch
+  // holds an event that is not an object with an unsigned integer "seq".
   Result<std::vector<nlohmann::json>> ReadLog(uint64_t since, size_t limit);
 
   const Clock* clock() const { return clock_; }

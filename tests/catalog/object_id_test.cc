@@ -110,9 +110,9 @@ TEST(ObjectIdTest, IdsThatPassFitTheStoresKeysAndLongerOnesAreMissing) {
   ASSERT_TRUE(registry.ok()) << registry.status().ToString();
   ObjectId unstorable = {"p", std::string(300, 'a')};
   EXPECT_TRUE((*registry)->Get(RecordKind::kTable, unstorable).status().IsNotFound());
-  Status error;
-  EXPECT_FALSE((*registry)->Exists(RecordKind::kTable, unstorable, &error));
-  EXPECT_TRUE(error.ok());
+  auto exists = (*registry)->Exists(RecordKind::kTable, unstorable);
+  ASSERT_TRUE(exists.ok()) << exists.status().ToString();
+  EXPECT_FALSE(*exists);
   EXPECT_TRUE((*registry)->ListChildren(RecordKind::kTable, unstorable, "", 10)->names.empty());
   auto created = (*registry)->Create(RecordKind::kTable, unstorable, nlohmann::json::object());
   EXPECT_TRUE(created.status().IsInvalidInput());
