@@ -179,7 +179,7 @@ Status AccessControl::LoadAll() {
 
 void AccessControl::SetWarehouseState(const std::string& project, const std::string& warehouse,
                                       bool active) {
-  std::unique_lock lock(state_mu_);
+  WriterLock lock(&state_mu_);
   warehouse_active_[{project, warehouse}] = active;
 }
 
@@ -228,7 +228,7 @@ Status AccessControl::Apply(const json& raw) {
   } else if (action == "delete_project" || action == "delete_warehouse" ||
              action == "drop_namespace") {
     index_.RemoveSubtree(*ref);
-    std::unique_lock lock(state_mu_);
+    WriterLock lock(&state_mu_);
     if (action == "delete_warehouse") warehouse_active_.erase({object[0], object[1]});
     if (action == "drop_namespace" && object.size() == 2) {
       namespace_warehouse_.erase({object[0], object[1]});
@@ -272,10 +272,12 @@ Status AccessControl::ReloadObject(const ObjectRef& ref) {
 void AccessControl::MaybeRefresh() {
   int64_t now = clock_->MonotonicNanos();
   if (now - refreshed_at_.load() < options_.refresh_interval.count()) return;
-  std::unique_lock lock(refresh_mu_, std::try_to_lock);
-  if (!lock.owns_lock()) return;  // another request is reading the log right now
-  if (clock_->MonotonicNanos() - refreshed_at_.load() < options_.refresh_interval.count()) return;
-  Status refreshed = RefreshLocked();
+  if (!refresh_mu_.TryLock()) return;  // another request is reading the log right now
+  Status refreshed;
+  if (clock_->MonotonicNanos() - refreshed_at_.load() >= options_.refresh_interval.count()) {
+    refreshed = RefreshLocked();  // answers with a Status, never throws
+  }
+  refresh_mu_.Unlock();
   if (!refreshed.ok()) {
     QV_LOG_WARN("could not read the change log for grant changes",
                 {{"error", refreshed.ToString()}});
@@ -285,7 +287,7 @@ void AccessControl::MaybeRefresh() {
 Status AccessControl::Refresh() {
   // One reader at a time: two interleaved replays could apply an older event after a newer one
   // and leave the index behind the log for good (the newer one is not read again).
-  std::lock_guard<std::mutex> lock(refresh_mu_);
+  MutexLock lock(&refresh_mu_);
   return RefreshLocked();
 }
 
@@ -369,12 +371,12 @@ void AccessControl::SetServerGrants(std::vector<Grant> grants) {
     if (authz::RelationRank(g.relation) >= authz::kMaxRank) admins.insert(g.subject);
   }
   index_.SetGrants(ObjectRef::Server(), std::move(grants));
-  std::unique_lock lock(state_mu_);
+  WriterLock lock(&state_mu_);
   server_admins_ = std::move(admins);
 }
 
 bool AccessControl::IsServerAdmin(std::string_view subject) const {
-  std::shared_lock lock(state_mu_);
+  ReaderLock lock(&state_mu_);
   return server_admins_.count(subject) > 0 || server_admins_.count(authz::kAnySubject) > 0;
 }
 
@@ -444,7 +446,7 @@ std::vector<std::string> AccessControl::VisibleChildren(std::string_view subject
 }
 
 std::string AccessControl::WarehouseOf(const std::string& project, const std::string& ns) const {
-  std::shared_lock lock(state_mu_);
+  ReaderLock lock(&state_mu_);
   auto it = namespace_warehouse_.find({project, ns});
   return it == namespace_warehouse_.end() ? "" : it->second;
 }
@@ -452,13 +454,13 @@ std::string AccessControl::WarehouseOf(const std::string& project, const std::st
 void AccessControl::SetNamespaceWarehouse(const std::string& project, const std::string& ns,
                                           const std::string& warehouse) {
   index_.SetNamespaceWarehouse(project, ns, warehouse);
-  std::unique_lock lock(state_mu_);
+  WriterLock lock(&state_mu_);
   namespace_warehouse_[{project, ns}] = warehouse;
 }
 
 bool AccessControl::WarehouseActive(const std::string& project,
                                     const std::string& warehouse) const {
-  std::shared_lock lock(state_mu_);
+  ReaderLock lock(&state_mu_);
   auto it = warehouse_active_.find({project, warehouse});
   return it == warehouse_active_.end() || it->second;
 }

@@ -22,9 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
-#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -34,6 +32,7 @@
 #include "catalog/authz/index.h"
 #include "catalog/catalog.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/result.h"
 
 namespace quiver::catalog {
@@ -103,8 +102,7 @@ class AccessControl : public CatalogObserver {
  private:
   AccessControl(Catalog& catalog, const AccessOptions& options);
   Status LoadAll();
-  // REQUIRES: refresh_mu_ held.
-  Status RefreshLocked();
+  Status RefreshLocked() REQUIRES(refresh_mu_);
   // Corruption for a mistyped event (records.h: ChangeEvent); the failure to re-read a record
   // it names.
   Status Apply(const nlohmann::json& event);
@@ -125,14 +123,15 @@ class AccessControl : public CatalogObserver {
   authz::AuthzIndex index_;
   std::unique_ptr<ApiKeyStore> api_keys_;
 
-  mutable std::shared_mutex state_mu_;
-  std::set<std::string, std::less<>> server_admins_;  // guarded by state_mu_
-  // (project, warehouse) -> active; guarded by state_mu_
-  std::map<std::pair<std::string, std::string>, bool> warehouse_active_;
-  // (project, top-level namespace) -> warehouse; guarded by state_mu_
-  std::map<std::pair<std::string, std::string>, std::string> namespace_warehouse_;
+  mutable SharedMutex state_mu_;
+  std::set<std::string, std::less<>> server_admins_ GUARDED_BY(state_mu_);
+  // (project, warehouse) -> active
+  std::map<std::pair<std::string, std::string>, bool> warehouse_active_ GUARDED_BY(state_mu_);
+  // (project, top-level namespace) -> warehouse
+  std::map<std::pair<std::string, std::string>, std::string> namespace_warehouse_
+      GUARDED_BY(state_mu_);
 
-  std::mutex refresh_mu_;                 // one log reader at a time
+  Mutex refresh_mu_;                      // one log reader at a time
   std::atomic<uint64_t> applied_seq_{0};  // newest change-log seq applied from the log
   std::atomic<int64_t> refreshed_at_{0};  // monotonic nanos of the last log read
 };

@@ -199,7 +199,7 @@ Result<std::shared_ptr<const ApiKeyStore::Cached>> ApiKeyStore::Load(const std::
                                                                      std::string* verified) {
   int64_t now = clock_->MonotonicNanos();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto it = cache_.find(key_id);
     if (it != cache_.end() && now - it->second->fetched_at < cache_ttl_.count()) {
       auto v = verified_.find(key_id);
@@ -217,7 +217,7 @@ Result<std::shared_ptr<const ApiKeyStore::Cached>> ApiKeyStore::Load(const std::
   cached->revoked = record.revoked_at.has_value();
   cached->minted_with = std::move(record.minted_with);
   cached->fetched_at = now;
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(&mu_);
   cache_[key_id] = cached;
   verified_.erase(key_id);  // a fresh record is verified afresh
   return std::shared_ptr<const Cached>(cached);
@@ -256,7 +256,7 @@ Result<VerifiedApiKey> ApiKeyStore::VerifyKey(std::string_view key, std::string*
         CRYPTO_memcmp(hash.data(), record.hash.data(), hash.size()) != 0) {
       return fail(fmt::format("wrong secret for API key {}", key_id));
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     auto it = cache_.find(key_id);
     if (it != cache_.end() && it->second == *cached) verified_[key_id] = std::string(secret);
   }
@@ -322,7 +322,7 @@ Result<ApiKeyInfo> ApiKeyStore::Revoke(const std::string& key_id, const std::str
         return put.status();
       }
     }
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     cache_.erase(key_id);
     verified_.erase(key_id);
     return InfoFromRecord(record);

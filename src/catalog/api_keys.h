@@ -21,12 +21,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/result.h"
 #include "store/object_store.h"
 
@@ -102,9 +102,9 @@ class ApiKeyStore {
   std::shared_ptr<ObjectStore> root_;
   const Clock* clock_;
   Duration cache_ttl_;
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const Cached>> cache_;  // guarded by mu_
-  std::map<std::string, std::string> verified_;  // key id -> verified secret; guarded by mu_
+  Mutex mu_;
+  std::map<std::string, std::shared_ptr<const Cached>> cache_ GUARDED_BY(mu_);
+  std::map<std::string, std::string> verified_ GUARDED_BY(mu_);  // key id -> verified secret
 };
 
 // "user:<name>" with a non-empty name of printable text (no control characters), at most 256

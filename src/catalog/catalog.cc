@@ -1354,7 +1354,7 @@ Result<Catalog::ConsistencyReport> Catalog::CheckRoot(std::shared_ptr<ObjectStor
 
 Result<std::shared_ptr<ObjectStore>> Catalog::RootStore(const std::string& root) const {
   if (root.empty()) return registry_->store_ptr();
-  std::lock_guard<std::mutex> lock(roots_mu_);
+  MutexLock lock(&roots_mu_);
   auto it = roots_.find(root);
   if (it != roots_.end()) return it->second;
   OpenStoreOptions options;
@@ -1368,7 +1368,7 @@ Result<std::shared_ptr<ObjectStore>> Catalog::RootStore(const std::string& root)
 
 Result<std::string> Catalog::CanonicalRoot(const std::string& root) const {
   {
-    std::lock_guard<std::mutex> lock(roots_mu_);
+    MutexLock lock(&roots_mu_);
     auto it = canonical_roots_.find(root);
     if (it != canonical_roots_.end()) return it->second;
   }
@@ -1389,7 +1389,7 @@ Result<std::string> Catalog::CanonicalRoot(const std::string& root) const {
     // part.
     QV_ASSIGN_OR_RETURN(canonical, CanonicalLocation(root));
   }
-  std::lock_guard<std::mutex> lock(roots_mu_);
+  MutexLock lock(&roots_mu_);
   return canonical_roots_.emplace(root, canonical).first->second;
 }
 

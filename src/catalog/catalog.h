@@ -38,7 +38,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -46,6 +45,7 @@
 
 #include "catalog/object_id.h"
 #include "catalog/registry.h"
+#include "common/mutex.h"
 #include "common/result.h"
 #include "store/object_store.h"
 
@@ -366,9 +366,9 @@ class Catalog {
   std::unique_ptr<Registry> registry_;
   CatalogOptions options_;
   CatalogObserver* observer_ = nullptr;
-  mutable std::mutex roots_mu_;
-  mutable std::map<std::string, std::shared_ptr<ObjectStore>> roots_;  // guarded by roots_mu_
-  mutable std::map<std::string, std::string> canonical_roots_;         // guarded by roots_mu_
+  mutable Mutex roots_mu_;
+  mutable std::map<std::string, std::shared_ptr<ObjectStore>> roots_ GUARDED_BY(roots_mu_);
+  mutable std::map<std::string, std::string> canonical_roots_ GUARDED_BY(roots_mu_);
 };
 
 // "a$b" for the scoped id {"p", "a", "b"} (the project is not shown); "" for a project root.

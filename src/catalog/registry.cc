@@ -325,9 +325,9 @@ Result<uint64_t> Registry::WriteLogBatch(const std::vector<std::shared_ptr<Pendi
 void Registry::LogWriterLoop() {
   constexpr size_t kMaxBatch = 256;
   constexpr size_t kMaxDeferred = 10'000;
-  std::unique_lock<std::mutex> lock(log_mu_);
+  MutexLock lock(&log_mu_);
   while (true) {
-    log_cv_.wait(lock, [&] { return log_stop_ || !log_queue_.empty(); });
+    while (!log_stop_ && log_queue_.empty()) log_mu_.Await(log_cv_);
     if (log_queue_.empty() && log_deferred_.empty()) return;  // stopping, everything written
     // Stopping with only deferred events: one last try.
     const bool last_try = log_queue_.empty();
@@ -344,7 +344,7 @@ void Registry::LogWriterLoop() {
     }
     log_writing_ = true;
     uint64_t first = last_seq_ + 1;
-    lock.unlock();
+    lock.Unlock();
     Result<uint64_t> written = WriteLogBatch(batch, first);
     const bool defer = !written.ok() && written.status().IsStorageFull() && !last_try;
     if (!written.ok()) {
@@ -352,7 +352,7 @@ void Registry::LogWriterLoop() {
                         : "change-log append failed; these events are lost",
                   {{"events", batch.size()}, {"error", written.status().ToString()}});
     }
-    lock.lock();
+    lock.Lock();
     std::vector<std::shared_ptr<PendingEvent>> kept;
     for (size_t i = 0; i < batch.size(); ++i) {
       if (defer && batch[i]->detached) {
@@ -383,7 +383,7 @@ void Registry::LogWriterLoop() {
 }
 
 void Registry::Enqueue(std::shared_ptr<PendingEvent> pending) {
-  std::lock_guard<std::mutex> lock(log_mu_);
+  MutexLock lock(&log_mu_);
   if (!log_writer_.joinable()) log_writer_ = std::thread([this] { LogWriterLoop(); });
   log_queue_.push_back(std::move(pending));
   log_cv_.notify_all();
@@ -393,8 +393,8 @@ Result<uint64_t> Registry::AppendLog(nlohmann::json event) {
   auto pending = std::make_shared<PendingEvent>();
   pending->event = std::move(event);
   Enqueue(pending);
-  std::unique_lock<std::mutex> lock(log_mu_);
-  log_cv_.wait(lock, [&] { return pending->done; });
+  MutexLock lock(&log_mu_);
+  while (!pending->done) log_mu_.Await(log_cv_);
   return pending->seq;
 }
 
@@ -406,13 +406,13 @@ void Registry::AppendLogAsync(nlohmann::json event) {
 }
 
 void Registry::FlushLog() {
-  std::unique_lock<std::mutex> lock(log_mu_);
-  log_cv_.wait(lock, [&] { return log_queue_.empty() && !log_writing_; });
+  MutexLock lock(&log_mu_);
+  while (!log_queue_.empty() || log_writing_) log_mu_.Await(log_cv_);
 }
 
 Registry::~Registry() {
   {
-    std::lock_guard<std::mutex> lock(log_mu_);
+    MutexLock lock(&log_mu_);
     log_stop_ = true;
     log_cv_.notify_all();
   }
@@ -422,13 +422,13 @@ Registry::~Registry() {
 Result<uint64_t> Registry::Generation() {
   FlushLog();
   QV_ASSIGN_OR_RETURN(uint64_t newest, ReadNewestSeq());
-  std::lock_guard<std::mutex> lock(log_mu_);
+  MutexLock lock(&log_mu_);
   last_seq_ = std::max(last_seq_, newest);
   return last_seq_;
 }
 
 uint64_t Registry::LastKnownGeneration() {
-  std::lock_guard<std::mutex> lock(log_mu_);
+  MutexLock lock(&log_mu_);
   return last_seq_;
 }
 

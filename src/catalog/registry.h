@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -33,6 +32,7 @@
 
 #include "catalog/object_id.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/result.h"
 #include "store/object_store.h"
 
@@ -144,15 +144,15 @@ class Registry {
   void Enqueue(std::shared_ptr<PendingEvent> pending);
   void LogWriterLoop();
 
-  std::mutex log_mu_;
-  std::condition_variable log_cv_;                       // queue changes, batches finish, shutdown
-  std::deque<std::shared_ptr<PendingEvent>> log_queue_;  // guarded by log_mu_
+  Mutex log_mu_;
+  std::condition_variable log_cv_;  // queue changes, batches finish, shutdown
+  std::deque<std::shared_ptr<PendingEvent>> log_queue_ GUARDED_BY(log_mu_);
   // Unwaited events whose write found the storage full: written, first, with the next batch
-  // (or at shutdown). Guarded by log_mu_.
-  std::deque<std::shared_ptr<PendingEvent>> log_deferred_;
-  bool log_writing_ = false;  // a batch is in flight; log_mu_
-  bool log_stop_ = false;     // guarded by log_mu_
-  uint64_t last_seq_ = 0;     // newest seq this process has seen; guarded by log_mu_
+  // (or at shutdown).
+  std::deque<std::shared_ptr<PendingEvent>> log_deferred_ GUARDED_BY(log_mu_);
+  bool log_writing_ GUARDED_BY(log_mu_) = false;  // a batch is in flight
+  bool log_stop_ GUARDED_BY(log_mu_) = false;
+  uint64_t last_seq_ GUARDED_BY(log_mu_) = 0;  // newest seq this process has seen
   std::thread log_writer_;
 };
 

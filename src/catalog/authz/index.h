@@ -25,12 +25,12 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "catalog/authz/model.h"
+#include "common/mutex.h"
 
 namespace quiver::catalog::authz {
 
@@ -116,33 +116,37 @@ class AuthzIndex {
     bool exact = false;
   };
 
-  // All of these REQUIRE mu_ held (shared for the const ones).
   // The best rank up the chain, or the first one that reaches `enough`.
-  int RankLocked(std::string_view subject, const ObjectRef& obj, int enough = kMaxRank) const;
-  bool HoldsBelowLocked(const ObjectSet& held, const ObjectRef& obj) const;
+  int RankLocked(std::string_view subject, const ObjectRef& obj, int enough = kMaxRank) const
+      REQUIRES_SHARED(mu_);
+  bool HoldsBelowLocked(const ObjectSet& held, const ObjectRef& obj) const REQUIRES_SHARED(mu_);
   void AddChildrenLocked(const ObjectSet& held, const ObjectRef& parent, ChildKind kind,
                          std::string_view start_after, size_t limit,
-                         std::set<std::string>* names) const;
-  std::string_view WarehouseOfLocked(std::string_view project, std::string_view ns) const;
-  std::vector<KeyRange> SubtreeRangesLocked(const ObjectRef& root) const;
-  bool InSubtreeLocked(const ObjectRef& obj, const ObjectRef& root) const;
+                         std::set<std::string>* names) const REQUIRES_SHARED(mu_);
+  std::string_view WarehouseOfLocked(std::string_view project, std::string_view ns) const
+      REQUIRES_SHARED(mu_);
+  std::vector<KeyRange> SubtreeRangesLocked(const ObjectRef& root) const REQUIRES_SHARED(mu_);
+  bool InSubtreeLocked(const ObjectRef& obj, const ObjectRef& root) const REQUIRES_SHARED(mu_);
   // The reverse-index sets to consult for `subject`: its own and kAnySubject's (when present).
-  std::vector<const ObjectSet*> HeldBy(std::string_view subject) const;
-  void SetGrantsLocked(const ObjectRef& obj, std::vector<Grant> grants);
+  std::vector<const ObjectSet*> HeldBy(std::string_view subject) const REQUIRES_SHARED(mu_);
+  void SetGrantsLocked(const ObjectRef& obj, std::vector<Grant> grants) REQUIRES(mu_);
   // Erases one object's grants from both indexes; returns the next forward entry.
   std::map<ObjectRef, std::vector<Grant>>::iterator EraseLocked(
-      std::map<ObjectRef, std::vector<Grant>>::iterator it);
-  void ClearNamespaceWarehouseLocked(const std::string& project, const std::string& ns);
+      std::map<ObjectRef, std::vector<Grant>>::iterator it) REQUIRES(mu_);
+  void ClearNamespaceWarehouseLocked(const std::string& project, const std::string& ns)
+      REQUIRES(mu_);
 
-  mutable std::shared_mutex mu_;
-  std::map<ObjectRef, std::vector<Grant>> forward_;        // each vector sorted, non-empty
-  std::map<std::string, ObjectSet, std::less<>> reverse_;  // no empty sets
-  size_t tuple_count_ = 0;
+  mutable SharedMutex mu_;
+  // each vector sorted, non-empty
+  std::map<ObjectRef, std::vector<Grant>> forward_ GUARDED_BY(mu_);
+  std::map<std::string, ObjectSet, std::less<>> reverse_ GUARDED_BY(mu_);  // no empty sets
+  size_t tuple_count_ GUARDED_BY(mu_) = 0;
   // project -> top-level namespace -> warehouse.
-  std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>> ns_warehouse_;
+  std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>> ns_warehouse_
+      GUARDED_BY(mu_);
   // project -> warehouse -> its top-level namespaces.
   std::map<std::string, std::map<std::string, std::set<std::string>, std::less<>>, std::less<>>
-      warehouse_ns_;
+      warehouse_ns_ GUARDED_BY(mu_);
 };
 
 }  // namespace quiver::catalog::authz
