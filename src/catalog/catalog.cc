@@ -142,6 +142,32 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(std::shared_ptr<ObjectStore> root
 
 std::string Catalog::Now() const { return FormatIso8601Millis(clock()->NowNanos()); }
 
+Status Catalog::RecheckTableName(const ObjectId& ns, const ObjectId& id, std::string_view doing) {
+  return internal::FirstFailure(
+      {[&] { return CheckNamespaceLive(ns, doing); },
+       [&] {
+         return internal::NoRecord(
+             *registry_, RecordKind::kNamespace, id,
+             Error(StatusCode::kTableAlreadyExists,
+                   fmt::format("a namespace named '{}' was created concurrently", LeafOf(id))));
+       }});
+}
+
+TableRecord Catalog::FreshTableRecord(const ObjectId& id, const WarehouseInfo& wh,
+                                      const std::string& location, const Properties& properties,
+                                      bool declared) const {
+  TableRecord record;
+  record.id = id;
+  record.warehouse = wh.name;
+  record.root = wh.root;
+  record.location = location;
+  record.properties = properties;
+  record.declared = declared;
+  record.managed_versioning = ManagedFor(properties);
+  record.created_at = Now();
+  return record;
+}
+
 bool Catalog::ManagedFor(const Properties& properties) const {
   if (options_.managed_versioning) return true;
   auto it = properties.find(std::string(kManagedVersioningProperty));
@@ -404,15 +430,18 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
   NamespaceRecord marked = record->record;
   const int64_t mark = clock()->NowNanos();
   marked.dropping_since = mark;
+  bool mark_written = true;
   auto marked_etag = registry_->Replace(RecordKind::kNamespace, id, marked.ToJson(), record->etag);
   if (!marked_etag.ok()) {
     if (marked_etag.status().IsConflict()) {
       return Retryable(fmt::format("namespace '{}' changed concurrently", DisplayId(id)));
     }
-    // With the storage full no mark can be written, and no create can land either (it writes a
-    // record): drop without the mark, as a table drop does, to free space.
+    // With the storage full no mark can be written: drop without it, as a table drop does, to
+    // free space. Creates are not held off then (space can come back meanwhile, not least from
+    // this cascade), so what lands under the namespace before its record goes is swept after.
     if (!marked_etag.status().IsStorageFull()) return marked_etag.status();
     marked_etag = record->etag;
+    mark_written = false;
   }
   // Withdraws our mark (only ours: the record may have changed since, e.g. properties).
   auto unmark = [&](Status why) -> Status {
@@ -454,6 +483,7 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
     Status dropped = DropNamespaceContents(id, actor);
     if (!dropped.ok()) return unmark(dropped);
   }
+  QV_SYNC_POINT(options_.sync_points, kDropNamespaceDeletingPoint);
   Status deleted = registry_->Delete(RecordKind::kNamespace, id, *marked_etag);
   if (!deleted.ok()) {
     if (deleted.IsNotFound() || deleted.IsConflict()) {
@@ -463,7 +493,23 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
     return unmark(deleted);
   }
   Log("drop_namespace", "namespace", id, actor, {{"cascade", options.cascade}});
+  if (!mark_written) QV_RETURN_IF_ERROR(SweepDroppedNamespace(id, actor));
   return std::optional<NamespaceInfo>(std::move(info));
+}
+
+// A create re-checks its parent after writing its record, so one that writes after the delete
+// above withdraws by itself; one that wrote before it (and re-checked before it) is still there,
+// and is found here. Nothing may outlive its namespace: it goes too, unless the namespace exists
+// again (created anew meanwhile), when what is below is that namespace's.
+Status Catalog::SweepDroppedNamespace(const ObjectId& id, const Actor& actor) {
+  QV_ASSIGN_OR_RETURN(bool again, registry_->Exists(RecordKind::kNamespace, id));
+  if (again) return Status::OK();
+  QV_ASSIGN_OR_RETURN(bool tables, registry_->HasDescendants(RecordKind::kTable, id));
+  QV_ASSIGN_OR_RETURN(bool namespaces, registry_->HasDescendants(RecordKind::kNamespace, id));
+  if (!tables && !namespaces) return Status::OK();
+  QV_LOG_WARN("objects created while their namespace was being dropped go with it",
+              {{"namespace", DisplayId(id)}});
+  return DropNamespaceContents(id, actor);
 }
 
 Status Catalog::DropNamespaceContents(const ObjectId& id, const Actor& actor) {
@@ -558,27 +604,10 @@ Result<TableInfo> Catalog::DeclareTable(const ObjectId& id, const Properties& pr
     if (marker.ok()) break;
     if (!marker.status().IsAlreadyExists() || attempt >= 4) return marker.status();
   }
-  TableRecord record;
-  record.id = id;
-  record.warehouse = wh.name;
-  record.root = wh.root;
-  record.location = location;
-  record.properties = properties;
-  record.declared = true;
-  record.managed_versioning = ManagedFor(properties);
-  record.created_at = Now();
+  TableRecord record = FreshTableRecord(id, wh, location, properties, /*declared=*/true);
   record.grants = OwnerGrants(actor, "owner");
   CreateSpec spec{RecordKind::kTable, id, record.ToJson()};
-  spec.recheck = [&] {
-    return internal::FirstFailure(
-        {[&] { return CheckNamespaceLive(ns, "declaring tables in it"); },
-         [&] {
-           return internal::NoRecord(
-               *registry_, RecordKind::kNamespace, id,
-               Error(StatusCode::kTableAlreadyExists,
-                     fmt::format("a namespace named '{}' was created concurrently", LeafOf(id))));
-         }});
-  };
+  spec.recheck = [&] { return RecheckTableName(ns, id, "declaring tables in it"); };
   spec.undo = [&] {
     IgnoreStatus(root->Delete(location + "/" + std::string(kReservedMarker)),
                  "a leftover reservation marker only keeps a random location from being chosen "
@@ -712,15 +741,7 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
         location));
   }
 
-  TableRecord record;
-  record.id = id;
-  record.warehouse = wh.name;
-  record.root = wh.root;
-  record.location = location;
-  record.properties = properties;
-  record.declared = false;
-  record.managed_versioning = ManagedFor(properties);
-  record.created_at = Now();
+  TableRecord record = FreshTableRecord(id, wh, location, properties, /*declared=*/false);
   // An overwrite re-points the name; who may use it does not change.
   // (A record without grants, planted or damaged, gets the caller's: no object is ownerless.)
   record.grants = existing.ok() && !existing->record.grants.empty() ? existing->record.grants
@@ -966,16 +987,7 @@ Result<TableInfo> Catalog::RenameTable(const ObjectId& id,
   moved.id = dest;
   moved.renamed_from = id;
   CreateSpec spec{RecordKind::kTable, dest, moved.ToJson()};
-  spec.recheck = [&] {
-    return internal::FirstFailure(
-        {[&] { return CheckNamespaceLive(target_ns, "moving tables into it"); },
-         [&] {
-           return internal::NoRecord(
-               *registry_, RecordKind::kNamespace, dest,
-               Error(StatusCode::kTableAlreadyExists,
-                     fmt::format("a namespace named '{}' was created concurrently", new_name)));
-         }});
-  };
+  spec.recheck = [&] { return RecheckTableName(target_ns, dest, "moving tables into it"); };
   spec.undo = [&] {
     auto restored =
         registry_->Replace(RecordKind::kTable, id, source.record.ToJson(), retired_etag);

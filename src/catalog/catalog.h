@@ -67,6 +67,8 @@ struct Stored;
 // The sync point every create reaches right after its record is written and before it
 // re-checks (internal/create_protocol.h): a test can drop the parent there.
 inline constexpr std::string_view kCreateWrittenPoint = "catalog.create.written";
+// The sync point a namespace drop reaches right before it deletes the namespace's record.
+inline constexpr std::string_view kDropNamespaceDeletingPoint = "catalog.drop_namespace.deleting";
 
 using Properties = std::map<std::string, std::string>;
 
@@ -128,7 +130,7 @@ struct CatalogOptions {
   // ensure_defaults is ignored. Open fails on a root without a registry format stamp.
   bool read_only = false;
   const Clock* clock = nullptr;
-  SyncPoints* sync_points = nullptr;  // tests only (kCreateWrittenPoint)
+  SyncPoints* sync_points = nullptr;  // tests only (kCreateWrittenPoint, ...)
 };
 
 // How old an interrupted operation's intent must be before recovery touches it (and before the
@@ -359,6 +361,16 @@ class Catalog {
   Result<WarehouseInfo> WarehouseForTables(const ObjectId& ns);
   // The default warehouse of a project: its only one, else the one named "default".
   Result<WarehouseInfo> DefaultWarehouse(const std::string& project);
+  // After a namespace drop that could not write its mark: removes what a racing create left
+  // below the dropped namespace (catalog.cc says when that happens).
+  Status SweepDroppedNamespace(const ObjectId& id, const Actor& actor);
+  // The create protocol's re-check for a table record just written at `id` in `ns`: the
+  // namespace is still live and no namespace took the name meanwhile.
+  Status RecheckTableName(const ObjectId& ns, const ObjectId& id, std::string_view doing);
+  // A new table's record (its grants are the caller's to set).
+  internal::TableRecord FreshTableRecord(const ObjectId& id, const WarehouseInfo& wh,
+                                         const std::string& location, const Properties& properties,
+                                         bool declared) const;
   WarehouseInfo WarehouseFromRecord(const std::string& project, const std::string& name,
                                     const internal::WarehouseRecord& record) const;
   nlohmann::json OwnerGrants(const Actor& actor, std::string_view relation) const;

@@ -11,6 +11,7 @@
 #include "catalog/catalog.h"
 #include "common/clock.h"
 #include "common/logging.h"
+#include "common/sync_point.h"
 #include "scoped_ids.h"
 #include "store/fault_store.h"
 #include "store/memory_store.h"
@@ -145,6 +146,51 @@ TEST(CatalogFaultTest, DropNamespaceCascade) {
           EXPECT_TRUE(h.catalog->DropNamespace(S({"p"}), {.cascade = true}, h.actor).ok()) << where;
         }
       });
+}
+
+// A namespace drop on a full disk cannot write its drop mark, so creates are not held off while
+// it runs: space can come back meanwhile (here: the disk frees up after the mark failed), a table
+// declared then is kept by its re-check (the namespace is still there), and the drop used to
+// leave it behind with no namespace. The drop now sweeps what landed below before it finished.
+TEST(CatalogFaultTest, ANamespaceDropOnAFullDiskTakesWhatRacedIt) {
+  for (bool cascade : {false, true}) {
+    SCOPED_TRACE(cascade ? "cascade" : "restrict");
+    ManualClock clock;
+    auto memory = MemoryObjectStore::Create({.clock = &clock});
+    auto faults = std::make_shared<FaultInjectingStore>(memory);
+    SyncPoints sync;
+    CatalogOptions options;
+    options.clock = &clock;
+    options.sync_points = &sync;
+    Logger::Default().SetLevel(LogLevel::kError);
+    auto catalog = Catalog::Open(faults, options);
+    ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+    Actor actor;
+    ASSERT_TRUE((*catalog)->CreateNamespace(S({"ns"}), CreateMode::kCreate, {}, actor).ok());
+    (*catalog)->registry().FlushLog();
+
+    // The next put is the drop mark: it finds the disk full. Then space comes back, and a table
+    // is declared before the drop deletes the namespace's record.
+    faults->FailNth(StoreOp::kPut, 1, StatusFromErrno(ENOSPC, "writing"));
+    Status raced;
+    sync.Set(std::string(kDropNamespaceDeletingPoint), [&](std::string_view) {
+      raced = (*catalog)->DeclareTable(S({"ns", "late"}), {}, actor).status();
+      return Status::OK();
+    });
+    auto dropped = (*catalog)->DropNamespace(S({"ns"}), {.cascade = cascade}, actor);
+    ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
+    EXPECT_EQ(faults->fired(), 1u);
+    ASSERT_TRUE(raced.ok()) << raced.ToString();  // the race happened: it was kept
+
+    EXPECT_EQ((*catalog)->GetTable(S({"ns", "late"})).status().code(),
+              StatusCode::kNamespaceNotFound);
+    auto left = (*catalog)->registry().ListDescendants(RecordKind::kTable, S({"ns"}));
+    ASSERT_TRUE(left.ok());
+    EXPECT_TRUE(left->empty()) << "a table outlived its namespace";
+    auto report = (*catalog)->CheckConsistency(std::chrono::nanoseconds(0));
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    for (const std::string& p : report->problems) ADD_FAILURE() << p;
+  }
 }
 
 // --- atomic existence of created objects -----------------------------------------------------

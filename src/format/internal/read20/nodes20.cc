@@ -120,6 +120,22 @@ class PageWalker {
   std::string bytes_;
 };
 
+// How many of `rows` the walker's current page can give (at least one): pages with no rows left
+// are passed (`next_page`), and the current one is loaded (`load_page`) unless `ready`.
+template <typename NextPageFn, typename LoadPageFn>
+Result<uint64_t> NextRun(PageWalker& walker, const bool& ready, uint64_t rows, NextPageFn next_page,
+                         LoadPageFn load_page) {
+  while (true) {
+    if (walker.page() == nullptr) return walker.Exhausted();
+    if (walker.left() == 0) {
+      next_page();
+      continue;
+    }
+    if (!ready) QV_RETURN_IF_ERROR(load_page());
+    return std::min(rows, walker.left());
+  }
+}
+
 // A column of values: primitives, strings, fixed-size lists, dictionaries, packed structs.
 class LeafNode final : public ColumnNode20 {
  public:
@@ -148,13 +164,9 @@ class LeafNode final : public ColumnNode20 {
   Result<ArrayPtr> Take(uint64_t rows) override {
     std::vector<ArrayPtr> pieces;
     while (rows > 0) {
-      if (walker_.page() == nullptr) return walker_.Exhausted();
-      if (walker_.left() == 0) {
-        NextPage();
-        continue;
-      }
-      if (!ready_) QV_RETURN_IF_ERROR(LoadPage());
-      const uint64_t n = std::min(rows, walker_.left());
+      QV_ASSIGN_OR_RETURN(const uint64_t n, NextRun(
+                                                walker_, ready_, rows, [this] { NextPage(); },
+                                                [this] { return LoadPage(); }));
       if (decoded_ == nullptr) {
         QV_ASSIGN_OR_RETURN(ArrayPtr nulls,
                             arrow::MakeNullArray(storage_, static_cast<int64_t>(n), context_.pool));
@@ -301,13 +313,9 @@ class ListNode final : public ColumnNode20 {
     int64_t nulls = 0, row = 0;
     QV_RETURN_IF_ERROR(AppendOffset(&offsets, 0, large));
     while (rows > 0) {
-      if (walker_.page() == nullptr) return walker_.Exhausted();
-      if (walker_.left() == 0) {
-        NextPage();
-        continue;
-      }
-      if (!ready_) QV_RETURN_IF_ERROR(LoadPage());
-      const uint64_t n = std::min(rows, walker_.left());
+      QV_ASSIGN_OR_RETURN(const uint64_t n, NextRun(
+                                                walker_, ready_, rows, [this] { NextPage(); },
+                                                [this] { return LoadPage(); }));
       const uint64_t first = walker_.row_in_page();
       QV_RETURN_IF_ERROR(offsets.Reserve(n * (large ? 8 : 4)));
       QV_RETURN_IF_ERROR(validity.Resize(arrow::BytesForBits(row + static_cast<int64_t>(n))));
