@@ -1,5 +1,5 @@
 # quiver_add_tests(<target> LABELS <label> [FILTER <gtest filter>] [ENVIRONMENT <VAR=value>...]
-#                  [COST <n>] [FIXTURES_REQUIRED <fixture>] [SHARDS <n>])
+#                  [COST <n>] [FIXTURES_REQUIRED <fixture>])
 #
 # Registers a GoogleTest binary with CTest. Two ways, chosen by QUIVER_TEST_SHARDS:
 #   0 (the default, the Release tree): one CTest test per test case (gtest_discover_tests), so a
@@ -8,13 +8,10 @@
 #     gtest shard (GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX). A sanitizer's process start-up and
 #     a binary's static set-up are paid N times instead of once per test case; --output-on-failure
 #     still prints the failing case's own output.
-# SHARDS overrides QUIVER_TEST_SHARDS for this registration (a filter down to one or two cases
-# needs no more than one process).
 # COST orders the tests (CTest starts the costliest first, so a long test does not start last
 # and finish alone); with shards, each shard gets it.
 function(quiver_add_tests target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "LABELS;FILTER;COST;FIXTURES_REQUIRED;SHARDS"
-    "ENVIRONMENT")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "LABELS;FILTER;COST;FIXTURES_REQUIRED" "ENVIRONMENT")
   if(NOT arg_LABELS)
     message(FATAL_ERROR "quiver_add_tests(${target}): LABELS is required")
   endif()
@@ -24,9 +21,6 @@ function(quiver_add_tests target)
       list(APPEND env "GTEST_FILTER=${arg_FILTER}")
     endif()
     set(shards ${QUIVER_TEST_SHARDS})
-    if(arg_SHARDS)
-      set(shards ${arg_SHARDS})
-    endif()
     math(EXPR last "${shards} - 1")
     # A label distinguishes the registrations of one binary under several filters.
     string(MAKE_C_IDENTIFIER "${arg_LABELS}" suffix)

@@ -319,8 +319,15 @@ struct DescriptorLimit {
 // backoff timer before the next; the open connections are served meanwhile, and the waiting
 // connection is accepted once descriptors are free again.
 TEST(HttpServerConnectionsTest, OutOfDescriptorsBacksOffAndKeepsServing) {
-  // Under UBSan this test runs with the vptr check suppressed: that check needs a descriptor
-  // (tests/server/CMakeLists.txt says why).
+#if defined(QUIVER_UBSAN)
+  // UBSan's vptr check reads a vtable only after asking the kernel whether the memory is
+  // readable, by writing it into a pipe (sanitizer_common's IsAccessibleMemoryRange): with no
+  // descriptor left the pipe cannot be made and it reports "object has invalid vptr" for a
+  // sound object (seen on the Clock the accept loop's log line calls). Its suppressions cannot
+  // match (they name the dynamic type, which it could not read), so the test runs in the
+  // Release tree only.
+  GTEST_SKIP() << "UBSan's vptr check needs free descriptors (see the comment)";
+#endif
   SyncPoints sync;
   Arrivals backoffs;
   sync.Set("http.accept.backoff", backoffs.AsCallback());
