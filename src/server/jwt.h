@@ -10,8 +10,9 @@
 // Every rejection is the same Status (kUnauthenticated, "invalid bearer token") so that a caller
 // learns nothing about why; the reason goes to the server's log through Verify's `reason`.
 //
-// Keys come from a file or from a loopback URL. A token naming an unknown `kid` makes Verify
-// re-read the key set (at most once per 30 s of the clock), so key rotation needs no restart.
+// Keys come from a file or from a URL (https, or http on loopback; internal/jwks_fetch.h). A token
+// naming an unknown `kid` makes Verify re-read the key set (at most once per 30 s of the clock), so
+// key rotation needs no restart.
 //
 // Thread-safety: Verify and Reload may be called concurrently from any threads. Verify works on
 // a snapshot of the key set; Reload swaps in a new one. The options' clock must outlive the
