@@ -44,8 +44,8 @@ test-release: build
 SANITIZE_FLAGS := -O1 -g1
 
 # The ASan+UBSan tree is clang's, and one compile serves three checks: the sanitizer tests,
-# the libFuzzer targets (fuzz/, which need clang; every library is built with coverage for
-# them) and the lock annotations (-Wthread-safety, clang only). A tree left by GCC is
+# the libFuzzer targets (fuzz/, which need clang; the libraries they drive are built with
+# coverage for them) and the lock annotations (-Wthread-safety, clang only). A tree left by GCC is
 # re-created.
 ASAN_CONFIGURE = if [ -f build-asan/CMakeCache.txt ] && \
 	    ! grep -q '^CMAKE_CXX_COMPILER:.*clang' build-asan/CMakeCache.txt; then \

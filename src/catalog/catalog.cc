@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "catalog/internal/create_protocol.h"
+#include "catalog/internal/drop_mark.h"
 #include "catalog/internal/read_only_store.h"
 #include "catalog/internal/record_fields.h"
 #include "catalog/internal/records.h"
@@ -33,6 +34,7 @@ using internal::IntentOp;
 using internal::IntentRecord;
 using internal::NamespaceRecord;
 using internal::ProjectRecord;
+using internal::ReleasedRecord;
 using internal::Retryable;
 using internal::Stored;
 using internal::TableRecord;
@@ -41,6 +43,7 @@ using internal::WarehouseRecord;
 using nlohmann::json;
 
 constexpr std::string_view kIntentsDir = "_quiver/intents/";
+constexpr std::string_view kReleasedDir = "_quiver/released/";
 constexpr std::string_view kReservedMarker = ".lance-reserved";
 // A namespace marked as dropping longer ago than this is a leftover of a crashed drop.
 constexpr int64_t kDroppingMarkerTtlNanos = 300LL * 1'000'000'000;
@@ -427,15 +430,11 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
     return Retryable(
         fmt::format("namespace '{}' is being dropped by another request", DisplayId(id)));
   }
-  NamespaceRecord marked = record->record;
   const int64_t mark = clock()->NowNanos();
-  marked.dropping_since = mark;
   bool mark_written = true;
-  auto marked_etag = registry_->Replace(RecordKind::kNamespace, id, marked.ToJson(), record->etag);
+  auto marked_etag = internal::WriteDropMark(*registry_, RecordKind::kNamespace, id, *record, mark,
+                                             fmt::format("namespace '{}'", DisplayId(id)));
   if (!marked_etag.ok()) {
-    if (marked_etag.status().IsConflict()) {
-      return Retryable(fmt::format("namespace '{}' changed concurrently", DisplayId(id)));
-    }
     // With the storage full no mark can be written: drop without it, as a table drop does, to
     // free space. Creates are not held off then (space can come back meanwhile, not least from
     // this cascade), so what lands under the namespace before its record goes is swept after.
@@ -443,18 +442,8 @@ Result<std::optional<NamespaceInfo>> Catalog::DropNamespace(const ObjectId& id,
     marked_etag = record->etag;
     mark_written = false;
   }
-  // Withdraws our mark (only ours: the record may have changed since, e.g. properties).
   auto unmark = [&](Status why) -> Status {
-    for (int attempt = 0; attempt < 5; ++attempt) {
-      auto current = GetRecord<NamespaceRecord>(*registry_, RecordKind::kNamespace, id);
-      if (!current.ok() || current->record.dropping_since != mark) break;
-      current->record.dropping_since.reset();
-      // A failure is retried; after the last one the mark stays, and expires (its lifetime).
-      if (registry_->Replace(RecordKind::kNamespace, id, current->record.ToJson(), current->etag)
-              .ok()) {
-        break;
-      }
-    }
+    internal::WithdrawDropMark<NamespaceRecord>(*registry_, RecordKind::kNamespace, id, mark);
     return why;
   };
 
@@ -676,6 +665,8 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
       nested_location = true;
     }
   }
+  // Bytes another project deregistered stay theirs, and answer as theirs do while registered.
+  QV_ASSIGN_OR_RETURN(std::vector<std::string> taken_back, CheckReleased(id, where, no_dataset));
   // A table holding a warehouse root would hold every table declared there later.
   QV_ASSIGN_OR_RETURN(std::vector<ObjectId> warehouses,
                       registry_->ListDescendants(RecordKind::kWarehouse, {}));
@@ -770,6 +761,11 @@ Result<TableInfo> Catalog::RegisterTable(const ObjectId& id, const std::string& 
       return created.status();
     }
   }
+  for (const std::string& key : taken_back) {
+    IgnoreStatus(registry_->store().Delete(key),
+                 "a released-location record left behind names a location this project holds "
+                 "again: it keeps other projects out, as the table record does");
+  }
   Log("register_table", "table", id, actor, {{"location", location}, {"grants", record.grants}});
   return TableFromRecord(id, record);
 }
@@ -845,10 +841,21 @@ Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
   QV_ASSIGN_OR_RETURN(TableInfo info, TableFromRecord(id, record.record));
   auto intent = WriteIntent(IntentRecord::Drop(id, info.root, info.location, delete_bytes));
   if (!intent.ok()) {
-    if (intent.status().IsStorageFull()) {
+    // A drop is how space is freed; a deregister frees none and waits for space like any write.
+    if (intent.status().IsStorageFull() && delete_bytes) {
       return RemoveTableOnFullStorage(id, record.etag, info, delete_bytes, action, actor);
     }
     return intent.status();
+  }
+  if (!delete_bytes) {
+    // Filed before the record goes: at no moment are the bytes left nobody's (a registration
+    // elsewhere that no longer sees the table sees this). A deregister that fails after this
+    // leaves a record that names the project's own live table, which changes nothing.
+    Status released = WriteReleased(id, info);
+    if (!released.ok()) {
+      ClearIntent(*intent);
+      return released;
+    }
   }
   // Retire first: of two drops (or a drop and a rename) of one table only one can do this, and
   // nobody else touches a retired record.
@@ -856,7 +863,7 @@ Result<TableInfo> Catalog::RemoveTable(const ObjectId& id, bool delete_bytes,
   retired.state = TableState::kDropping;
   auto retired_etag = RetireTable(id, record.etag, retired, *intent);
   if (!retired_etag.ok()) {
-    if (retired_etag.status().IsStorageFull()) {
+    if (retired_etag.status().IsStorageFull() && delete_bytes) {
       return RemoveTableOnFullStorage(id, record.etag, info, delete_bytes, action, actor);
     }
     return retired_etag.status();
@@ -933,6 +940,53 @@ Result<std::string> Catalog::WriteIntent(const IntentRecord& intent) {
   QV_RETURN_IF_ERROR(
       registry_->store().Put(key, intent.ToJson().dump(), PutOptions::CreateOnly()).status());
   return key;
+}
+
+Status Catalog::WriteReleased(const ObjectId& id, const TableInfo& info) {
+  QV_ASSIGN_OR_RETURN(Stored<ProjectRecord> project,
+                      GetRecord<ProjectRecord>(*registry_, RecordKind::kNamespace, {id.front()}));
+  ReleasedRecord released;
+  released.project = id.front();
+  released.project_incarnation = project.record.Incarnation();
+  released.root = info.root;
+  released.location = info.location;
+  released.table = id;
+  released.released_at = Now();
+  std::string key = fmt::format("{}{}.json", kReleasedDir, NewUlid(clock()));
+  return registry_->store()
+      .Put(key, released.ToJson().dump(), PutOptions::CreateOnly())
+      .status()
+      .WithContext("recording the deregistered table's location");
+}
+
+Result<std::vector<std::string>> Catalog::CheckReleased(const ObjectId& id,
+                                                        const std::string& where,
+                                                        const Status& foreign) {
+  auto project = GetRecord<ProjectRecord>(*registry_, RecordKind::kNamespace, {id.front()});
+  if (!project.ok()) return project.status();
+  QV_ASSIGN_OR_RETURN(std::vector<ObjectMeta> records, registry_->store().ListAll(kReleasedDir));
+  std::vector<std::string> own;
+  for (const ObjectMeta& meta : records) {
+    auto got = registry_->store().Get(meta.key);
+    if (!got.ok()) {
+      if (got.status().IsNotFound()) continue;  // taken back meanwhile
+      return got.status();                      // an unread record could hold this location
+    }
+    auto parsed = ParseJson(got->data);  // bounded: any writer to the root can plant one
+    Result<ReleasedRecord> released =
+        parsed.ok() ? ReleasedRecord::FromJson(*parsed) : Result<ReleasedRecord>(parsed.status());
+    if (!released.ok()) {
+      return Status::Corruption(released.status().message()).WithContext(meta.key);
+    }
+    // As for table records: a location that no longer resolves names no place to share.
+    auto released_where = CanonicalTableLocation(released->root, released->location);
+    if (!released_where.ok() || !LocationsOverlap(where, *released_where)) continue;
+    bool ours = released->project == id.front() &&
+                released->project_incarnation == project->record.Incarnation();
+    if (!ours) return foreign;
+    if (*released_where == where) own.push_back(meta.key);
+  }
+  return own;
 }
 
 void Catalog::ClearIntent(const std::string& key) {

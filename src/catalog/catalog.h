@@ -329,6 +329,14 @@ class Catalog {
   void Log(std::string_view action, std::string_view kind, const ObjectId& id, const Actor& actor,
            nlohmann::json extra = nlohmann::json::object());
   Result<std::string> WriteIntent(const internal::IntentRecord& intent);
+  // Released locations (internal::ReleasedRecord): a deregister files one before its record
+  // goes, so the bytes it leaves stay its project's.
+  Status WriteReleased(const ObjectId& id, const TableInfo& info);
+  // For a RegisterTable of `id` at canonical location `where`: `foreign` when another project
+  // released a location at, inside or above it; else the keys of this project's records of
+  // exactly `where` (the registration takes them back).
+  Result<std::vector<std::string>> CheckReleased(const ObjectId& id, const std::string& where,
+                                                 const Status& foreign);
   // Replaces the table's active record (at `etag`) with `retired` (if-match): of concurrent
   // renames and drops exactly one gets here. On failure clears `intent`; a lost race is code 14.
   Result<std::string> RetireTable(const ObjectId& id, const std::string& etag,

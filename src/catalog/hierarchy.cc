@@ -7,8 +7,10 @@
 
 #include "catalog/catalog.h"
 #include "catalog/internal/create_protocol.h"
+#include "catalog/internal/drop_mark.h"
 #include "catalog/internal/record_fields.h"
 #include "catalog/internal/records.h"
+#include "common/ids.h"
 #include "common/ignore_status.h"
 #include "common/logging.h"
 #include "store/key.h"
@@ -42,18 +44,6 @@ ProjectInfo ProjectFromRecord(const std::string& name, const ProjectRecord& reco
 // Withdraws the drop mark `mark` of a project or warehouse record (only ours: the record may
 // have changed since). A mark that cannot be withdrawn expires (its lifetime), so a failure is
 // logged, not answered: the answer is why the delete stopped.
-template <typename R>
-void Unmark(Registry& registry, RecordKind kind, const ObjectId& id, int64_t mark) {
-  auto current = GetRecord<R>(registry, kind, id);
-  if (!current.ok() || current->record.dropping_since != mark) return;
-  current->record.dropping_since.reset();
-  Status unmarked = registry.Replace(kind, id, current->record.ToJson(), current->etag).status();
-  if (!unmarked.ok()) {
-    QV_LOG_WARN("could not withdraw a drop mark; it expires by itself",
-                {{"record", Registry::RecordKey(kind, id)}, {"error", unmarked.ToString()}});
-  }
-}
-
 Status ValidateRoot(const std::string& root) {
   if (root.empty()) return Status::OK();
   auto parsed = ParseStoreUri(root);
@@ -107,6 +97,7 @@ Result<ProjectInfo> Catalog::CreateProject(const std::string& name, const Proper
   record.id = {name};
   record.properties = properties;
   record.created_at = Now();
+  record.uid = NewUlid(clock());
   record.grants = OwnerGrants(actor, "admin");
   // A project's parent is the root, which is never dropped, and it has no sibling of another
   // kind: nothing to re-check.
@@ -159,19 +150,12 @@ Result<ProjectInfo> Catalog::DeleteProject(const std::string& name, const Actor&
   }
   // Mark first: a warehouse or namespace created after the mark sees it on its re-check and
   // withdraws; one created before is found by the emptiness check below.
-  ProjectRecord marked = record->record;
   const int64_t mark = clock()->NowNanos();
-  marked.dropping_since = mark;
-  auto marked_etag =
-      registry_->Replace(RecordKind::kNamespace, {name}, marked.ToJson(), record->etag);
-  if (!marked_etag.ok()) {
-    if (marked_etag.status().IsConflict()) {
-      return Retryable(fmt::format("project '{}' changed concurrently", name));
-    }
-    return marked_etag.status();
-  }
+  QV_ASSIGN_OR_RETURN(std::string marked_etag,
+                      internal::WriteDropMark(*registry_, RecordKind::kNamespace, {name}, *record,
+                                              mark, fmt::format("project '{}'", name)));
   auto unmark = [&](Status why) -> Status {
-    Unmark<ProjectRecord>(*registry_, RecordKind::kNamespace, {name}, mark);
+    internal::WithdrawDropMark<ProjectRecord>(*registry_, RecordKind::kNamespace, {name}, mark);
     return why;
   };
   auto warehouses = registry_->ListChildren(RecordKind::kWarehouse, {name}, "", 5);
@@ -195,7 +179,7 @@ Result<ProjectInfo> Catalog::DeleteProject(const std::string& name, const Actor&
                                     "(a project delete never cascades)",
                                     name, fmt::join(parts, " and "))));
   }
-  Status deleted = registry_->Delete(RecordKind::kNamespace, {name}, *marked_etag);
+  Status deleted = registry_->Delete(RecordKind::kNamespace, {name}, marked_etag);
   if (!deleted.ok()) {
     if (deleted.IsConflict() || deleted.IsNotFound()) {
       return Retryable(fmt::format("project '{}' changed while it was being deleted", name));
@@ -324,19 +308,13 @@ Result<WarehouseInfo> Catalog::DeleteWarehouse(const std::string& project, const
   if (HasLiveDropMark(record->record.dropping_since)) {
     return Retryable(fmt::format("warehouse '{}' is being deleted by another request", name));
   }
-  WarehouseRecord marked = record->record;
   const int64_t mark = clock()->NowNanos();
-  marked.dropping_since = mark;
-  auto marked_etag =
-      registry_->Replace(RecordKind::kWarehouse, {project, name}, marked.ToJson(), record->etag);
-  if (!marked_etag.ok()) {
-    if (marked_etag.status().IsConflict()) {
-      return Retryable(fmt::format("warehouse '{}' changed concurrently", name));
-    }
-    return marked_etag.status();
-  }
+  QV_ASSIGN_OR_RETURN(std::string marked_etag,
+                      internal::WriteDropMark(*registry_, RecordKind::kWarehouse, {project, name},
+                                              *record, mark, fmt::format("warehouse '{}'", name)));
   auto unmark = [&](Status why) -> Status {
-    Unmark<WarehouseRecord>(*registry_, RecordKind::kWarehouse, {project, name}, mark);
+    internal::WithdrawDropMark<WarehouseRecord>(*registry_, RecordKind::kWarehouse, {project, name},
+                                                mark);
     return why;
   };
   // The namespaces that live in this warehouse (a scan of the project's top-level namespaces;
@@ -380,7 +358,7 @@ Result<WarehouseInfo> Catalog::DeleteWarehouse(const std::string& project, const
                                     "those first",
                                     name, fmt::join(inside, ", "), more ? ", ..." : "")));
   }
-  Status deleted = registry_->Delete(RecordKind::kWarehouse, {project, name}, *marked_etag);
+  Status deleted = registry_->Delete(RecordKind::kWarehouse, {project, name}, marked_etag);
   if (!deleted.ok()) {
     if (deleted.IsConflict() || deleted.IsNotFound()) {
       return Retryable(fmt::format("warehouse '{}' changed while it was being deleted", name));

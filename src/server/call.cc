@@ -41,6 +41,22 @@ std::string NormalizeEnum(std::string_view value) {
   return out;
 }
 
+Result<std::optional<size_t>> ParseEnumChoice(std::string_view field,
+                                              const std::optional<std::string>& value,
+                                              std::initializer_list<std::string_view> choices) {
+  if (!value) return std::optional<size_t>();
+  std::string normal = NormalizeEnum(*value);
+  std::string expected;
+  size_t index = 0;
+  for (std::string_view choice : choices) {
+    if (normal == NormalizeEnum(choice)) return std::optional<size_t>(index);
+    if (index > 0) expected += index + 1 == choices.size() ? " or " : ", ";
+    expected += choice;
+    ++index;
+  }
+  return Status::InvalidInput(fmt::format("'{}' must be {}, not '{}'", field, expected, *value));
+}
+
 Result<catalog::ObjectId> SplitId(const std::string& segment, const std::string& delimiter) {
   catalog::ObjectId id;
   if (segment.empty() || segment == delimiter) return id;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -84,6 +85,13 @@ Result<catalog::ObjectId> SplitId(const std::string& segment, const std::string&
 
 // Normalises an enum value: lower case, '_' and '-' removed ("ExistOk", "exist_ok" → "existok").
 std::string NormalizeEnum(std::string_view value);
+
+// `value` of the enum field `field` as an index into `choices` (spelled as the spec spells them,
+// "ExistOk"; compared normalised, NormalizeEnum); nullopt when absent. InvalidInput naming the
+// choices otherwise ("'mode' must be Fail or Skip, not 'x'").
+Result<std::optional<size_t>> ParseEnumChoice(std::string_view field,
+                                              const std::optional<std::string>& value,
+                                              std::initializer_list<std::string_view> choices);
 
 // The credential in the headers (x-api-key, else Authorization: Bearer); kAnonymous when none.
 Principal HeaderPrincipal(const HttpRequest& http);

@@ -157,34 +157,38 @@ HttpResponse NamespaceService::Finish(const HttpRequest& request, const std::str
 HttpResponse NamespaceService::HandleTransportError(TransportError error,
                                                     const std::string& message) {
   std::string request_id = NewUlid(clock_);
-  HttpResponse response;
+  Status status;
+  int http_status = 0;  // 0: the status code's own HTTP status
   switch (error) {
     case TransportError::kTooLarge:
-      response = MakeErrorResponse(Status::InvalidInput(message), request_id, 413);
+      status = Status::InvalidInput(message);
+      http_status = 413;
       break;
     case TransportError::kBadRequest:
-      response = MakeErrorResponse(Status::InvalidInput(message), request_id, 400);
+      status = Status::InvalidInput(message);
+      http_status = 400;
       break;
     case TransportError::kUnauthenticated:
-      response =
-          MakeErrorResponse(Status(StatusCode::kUnauthenticated,
-                                   fmt::format("authentication required: send a valid x-api-key or "
-                                               "Authorization: Bearer token ({} without one)",
-                                               message)),
-                            request_id);
+      status = Status(StatusCode::kUnauthenticated,
+                      fmt::format("authentication required: send a valid x-api-key or "
+                                  "Authorization: Bearer token ({} without one)",
+                                  message));
       break;
     case TransportError::kUnsupportedTransferCoding:
       // RFC 9112 §6.1: an unknown transfer coding is 501; quiver cannot do it (code 0).
-      response = MakeErrorResponse(Status::Unsupported(message), request_id, 501);
+      status = Status::Unsupported(message);
+      http_status = 501;
       break;
     case TransportError::kUnsupportedContentCoding:
       // RFC 9110 §15.5.16: 415; the body is unusable as sent (code 13).
-      response = MakeErrorResponse(Status::InvalidInput(message), request_id, 415);
+      status = Status::InvalidInput(message);
+      http_status = 415;
       break;
     case TransportError::kOverloaded:
-      response = MakeErrorResponse(Status::ServiceUnavailable(message), request_id);
+      status = Status::ServiceUnavailable(message);
       break;
   }
+  HttpResponse response = MakeErrorResponse(status, request_id, http_status);
   response.headers.emplace_back("x-request-id", request_id);
   metrics_.Record("Unrouted", response.status, 0);
   QV_LOG_INFO("request rejected by the transport",

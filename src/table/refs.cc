@@ -98,16 +98,18 @@ template <typename Info, typename Parse>
 Result<Info> GetRef(ObjectStore& root, const std::string& key, StatusCode missing_code,
                     const std::string& missing_message, Parse parse) {
   auto got = root.Get(key);
-  if (!got.ok()) {
-    if (got.status().IsNotFound() || got.status().IsInvalidInput()) {
-      return Status(missing_code, missing_message);
-    }
-    return got.status();
-  }
+  if (!got.ok()) return RefReadError(got.status(), missing_code, missing_message);
   return parse(got->data, key);
 }
 
 }  // namespace
+
+Status RefReadError(const Status& read, StatusCode missing_code, std::string missing_message) {
+  if (read.IsNotFound() || read.IsInvalidInput()) {
+    return Status(missing_code, std::move(missing_message));
+  }
+  return read;
+}
 
 Status CheckRefNameLength(std::string_view name, std::string_view what) {
   size_t stored = what == "branch" ? EncodeBranchFileName(name).size() : name.size();

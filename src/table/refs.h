@@ -37,6 +37,10 @@ struct BranchInfo {
 inline constexpr size_t kMaxRefNameBytes = 200;
 // InvalidInput when `name` (a `what`: "tag" or "branch") is longer than kMaxRefNameBytes.
 Status CheckRefNameLength(std::string_view name, std::string_view what);
+// A store error from reading a ref file, as the caller answers it: NotFound, or InvalidInput (a
+// key the store cannot hold, so a name over the limit: no such ref), becomes `missing_code` with
+// `missing_message`; any other error passes through. REQUIRES: !read.ok().
+Status RefReadError(const Status& read, StatusCode missing_code, std::string missing_message);
 
 inline constexpr std::string_view kTagsDir = "_refs/tags/";
 inline constexpr std::string_view kBranchesDir = "_refs/branches/";

@@ -10,6 +10,10 @@
 namespace quiver::table {
 namespace {
 
+std::string TagMissing(std::string_view name) {
+  return fmt::format("tag '{}' does not exist", name);
+}
+
 // The manifest size of `target`, which must exist (on its branch).
 Result<uint64_t> TargetManifestSize(const std::shared_ptr<ObjectStore>& root,
                                     const TagTarget& target) {
@@ -76,13 +80,7 @@ Result<TagInfo> UpdateTag(const std::shared_ptr<ObjectStore>& root, const std::s
                           const TagTarget& target, const Clock* clock) {
   QV_RETURN_IF_ERROR(ValidateTagName(name));
   auto got = root->Get(TagKey(name));
-  if (!got.ok()) {
-    // InvalidInput: a key the store cannot hold (a name over the limit), so no such tag.
-    if (got.status().IsNotFound() || got.status().IsInvalidInput()) {
-      return Status(StatusCode::kTableTagNotFound, fmt::format("tag '{}' does not exist", name));
-    }
-    return got.status();
-  }
+  if (!got.ok()) return RefReadError(got.status(), StatusCode::kTableTagNotFound, TagMissing(name));
   QV_ASSIGN_OR_RETURN(TagInfo old, ParseTagJson(got->data, TagKey(name)));
   // Parsed as ParseTagJson just did, keeping the key order of the metadata carried over.
   auto reparsed = ParseOrderedJson(got->data);
@@ -114,10 +112,7 @@ Status DeleteTag(const std::shared_ptr<ObjectStore>& root, const std::string& na
   QV_RETURN_IF_ERROR(ValidateTagName(name));
   auto head = root->Head(TagKey(name));
   if (!head.ok()) {
-    if (head.status().IsNotFound() || head.status().IsInvalidInput()) {
-      return Status(StatusCode::kTableTagNotFound, fmt::format("tag '{}' does not exist", name));
-    }
-    return head.status();
+    return RefReadError(head.status(), StatusCode::kTableTagNotFound, TagMissing(name));
   }
   return root->Delete(TagKey(name));
 }

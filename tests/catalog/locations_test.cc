@@ -156,6 +156,66 @@ TEST_F(LocationsTest, NoTableInsideAnotherOfTheSameProject) {
   EXPECT_GT(Files("data/inner/"), 0u);
 }
 
+// A deregistered table's bytes stay its project's: another project cannot register them, nor a
+// location holding them; neither can a project created later under the same name. A drop (whose
+// bytes go) files nothing.
+TEST_F(LocationsTest, ReleasedLocationsStayTheProjectsThatReleasedThem) {
+  ASSERT_TRUE(catalog_->CreateWarehouse("alpha", "default", "", {}, admin_).ok());
+  ASSERT_TRUE(testing::WriteSyntheticDataset(*store_, "shared").ok());
+  ASSERT_TRUE(testing::WriteSyntheticDataset(*store_, "shared/bt").ok());
+  ASSERT_TRUE(
+      catalog_->RegisterTable({"beta", "bt"}, "shared/bt", CreateMode::kCreate, {}, admin_).ok());
+  ASSERT_TRUE(catalog_->DeregisterTable({"beta", "bt"}, admin_).ok());
+  EXPECT_EQ(Files("_quiver/released/"), 1u);
+  for (const char* location : {"shared/bt", "shared", "shared/bt/_versions"}) {
+    auto stolen =
+        catalog_->RegisterTable({"alpha", "stolen"}, location, CreateMode::kCreate, {}, admin_);
+    EXPECT_EQ(stolen.status().code(), StatusCode::kInvalidInput) << location;
+    EXPECT_NE(stolen.status().message().find("holds no Lance dataset"), std::string::npos)
+        << location << ": " << stolen.status().message();
+  }
+  EXPECT_TRUE(catalog_->ListAllTables("alpha", "", std::nullopt, true)->ids.empty());
+  // Beta, deleted and created again, is another project.
+  ASSERT_TRUE(catalog_->DeleteWarehouse("beta", "default", admin_).ok());
+  ASSERT_TRUE(catalog_->DeleteProject("beta", admin_).ok());
+  ASSERT_TRUE(catalog_->CreateProject("beta", {}, admin_).ok());
+  ASSERT_TRUE(catalog_->CreateWarehouse("beta", "default", "", {}, admin_).ok());
+  auto reborn =
+      catalog_->RegisterTable({"beta", "bt"}, "shared/bt", CreateMode::kCreate, {}, admin_);
+  EXPECT_EQ(reborn.status().code(), StatusCode::kInvalidInput) << reborn.status().ToString();
+  EXPECT_GT(Files("shared/bt/"), 0u);
+  // A dropped table's location is free again (its bytes are gone); no record is filed.
+  ASSERT_TRUE(testing::WriteSyntheticDataset(*store_, "alpha-t").ok());
+  ASSERT_TRUE(
+      catalog_->RegisterTable({"alpha", "t"}, "alpha-t", CreateMode::kCreate, {}, admin_).ok());
+  ASSERT_TRUE(catalog_->DropTable({"alpha", "t"}, admin_).ok());
+  EXPECT_EQ(Files("_quiver/released/"), 1u);
+  EXPECT_TRUE(Problems().empty()) << ::testing::PrintToString(Problems());
+}
+
+// The releasing project takes its location back by registering it again (under any name); the
+// record goes with that, and a location inside it is also its own to register.
+TEST_F(LocationsTest, TheReleasingProjectTakesItsLocationBack) {
+  ASSERT_TRUE(catalog_->CreateWarehouse("alpha", "default", "", {}, admin_).ok());
+  ASSERT_TRUE(testing::WriteSyntheticDataset(*store_, "mine").ok());
+  ASSERT_TRUE(testing::WriteSyntheticDataset(*store_, "mine/tree/b").ok());
+  ASSERT_TRUE(catalog_->RegisterTable({"beta", "m"}, "mine", CreateMode::kCreate, {}, admin_).ok());
+  ASSERT_TRUE(catalog_->DeregisterTable({"beta", "m"}, admin_).ok());
+  ASSERT_TRUE(
+      catalog_->RegisterTable({"beta", "inside"}, "mine/tree/b", CreateMode::kCreate, {}, admin_)
+          .ok());
+  EXPECT_EQ(Files("_quiver/released/"), 1u);
+  ASSERT_TRUE(catalog_->DeregisterTable({"beta", "inside"}, admin_).ok());
+  EXPECT_EQ(Files("_quiver/released/"), 2u);
+  ASSERT_TRUE(
+      catalog_->RegisterTable({"beta", "again"}, "mine/", CreateMode::kCreate, {}, admin_).ok());
+  EXPECT_EQ(Files("_quiver/released/"), 1u);  // "mine/tree/b" is still released, not taken
+  auto stolen =
+      catalog_->RegisterTable({"alpha", "stolen"}, "mine/tree/b", CreateMode::kCreate, {}, admin_);
+  EXPECT_EQ(stolen.status().code(), StatusCode::kInvalidInput);
+  EXPECT_TRUE(Problems().empty()) << ::testing::PrintToString(Problems());
+}
+
 // `catalog check` reports tables inside other tables (records written past the checks, as an
 // older quiver or a tool could have left them), whatever spelling their roots use.
 TEST_F(LocationsTest, CheckReportsNestedAndSharedLocations) {

@@ -23,6 +23,17 @@ TEST(CallTest, EnumsIgnoreCaseAndSeparators) {
   EXPECT_EQ(NormalizeEnum("EXIST-OK"), "existok");
 }
 
+TEST(CallTest, EnumChoicesAnswerTheirIndexOrNameTheChoices) {
+  EXPECT_EQ(*ParseEnumChoice("mode", std::nullopt, {"Create", "ExistOk"}), std::nullopt);
+  EXPECT_EQ(*ParseEnumChoice("mode", "exist_ok", {"Create", "ExistOk"}), size_t{1});
+  EXPECT_EQ(*ParseEnumChoice("mode", "CREATE", {"Create", "ExistOk"}), size_t{0});
+  auto bad = ParseEnumChoice("mode", "Sideways", {"Create", "ExistOk", "Overwrite"});
+  ASSERT_EQ(bad.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(bad.status().message(), "'mode' must be Create, ExistOk or Overwrite, not 'Sideways'");
+  EXPECT_EQ(ParseEnumChoice("behavior", "x", {"Restrict", "Cascade"}).status().message(),
+            "'behavior' must be Restrict or Cascade, not 'x'");
+}
+
 class ParseCallTest : public ::testing::Test {
  protected:
   Result<Call> Parse(const std::string& op, const std::string& id, const std::string& body,

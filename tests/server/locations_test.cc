@@ -175,5 +175,37 @@ TEST_F(LocationsHttpTest, NoTableInsideAnother) {
   EXPECT_EQ(check.Json().value("ok", false), true) << check.body;
 }
 
+// A deregister leaves the bytes, and they stay the project's: another project sharing the root
+// cannot register them (at, or inside, the location) and learns nothing from trying, while the
+// project that released them can take them back.
+TEST_F(LocationsHttpTest, DeregisteredBytesStayTheirProjects) {
+  Reply deregistered = As("beta", "/v1/table/bt/deregister", json::object());
+  ASSERT_EQ(deregistered.status, 200) << deregistered.body;
+  for (const std::string& location :
+       {beta_table_.location, beta_table_.location + "/", beta_table_.location + "/_versions"}) {
+    Reply reply = Register("stolen", location);
+    ExpectError(reply, 400, 13, location);
+    // Word for word what a location that never held anything answers.
+    std::string spelled = location;
+    while (spelled.back() == '/') spelled.pop_back();
+    EXPECT_EQ(reply.Json().value("error", ""),
+              fmt::format("location '{}' holds no Lance dataset (no manifest under _versions/)",
+                          spelled))
+        << reply.body;
+  }
+  EXPECT_FALSE(AlphaHasTables());
+  EXPECT_EQ(BetaFiles(), beta_files_);
+  // Beta takes them back; its record of the release goes with that.
+  Reply back = As("beta", "/v1/table/again/register", {{"location", beta_table_.location}});
+  ASSERT_EQ(back.status, 200) << back.body;
+  EXPECT_TRUE(local_->ListAll("_quiver/released/")->empty());
+  Reply described = As("beta", "/v1/table/again/describe", json::object());
+  EXPECT_EQ(described.status, 200) << described.body;
+  auto root_key = access_->api_keys().Create("user:root", std::nullopt, "t", "user:root");
+  ASSERT_TRUE(root_key.ok());
+  Reply check = client_->Send("GET", "/v1/admin/consistency", "", {{"x-api-key", root_key->key}});
+  EXPECT_EQ(check.Json().value("ok", false), true) << check.body;
+}
+
 }  // namespace
 }  // namespace quiver::server::testing

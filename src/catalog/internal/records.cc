@@ -243,10 +243,15 @@ Result<ProjectRecord> ProjectRecord::FromJson(const json& json) {
   QV_RETURN_IF_ERROR(r.Id("id", &p.id));
   QV_RETURN_IF_ERROR(r.Properties("properties", &p.properties));
   QV_RETURN_IF_ERROR(r.String("created_at", &p.created_at));
+  QV_RETURN_IF_ERROR(r.String("uid", &p.uid));
   QV_RETURN_IF_ERROR(r.Array("grants", &p.grants));
   QV_RETURN_IF_ERROR(r.Int64("dropping_since", &p.dropping_since));
   p.extra = r.Extra();
   return p;
+}
+
+std::string ProjectRecord::Incarnation() const {
+  return uid.empty() ? "created:" + created_at : uid;
 }
 
 json ProjectRecord::ToJson() const {
@@ -255,6 +260,7 @@ json ProjectRecord::ToJson() const {
                {"properties", properties},
                {"created_at", created_at},
                {"grants", grants}};
+  if (!uid.empty()) body["uid"] = uid;
   if (dropping_since) body["dropping_since"] = *dropping_since;
   return WithExtra(std::move(body), extra);
 }
@@ -420,6 +426,32 @@ json IntentRecord::ToJson() const {
     body["location"] = location;
   }
   return WithExtra(std::move(body), extra);
+}
+
+// --- released locations ------------------------------------------------------------------------
+
+Result<ReleasedRecord> ReleasedRecord::FromJson(const json& json) {
+  FieldReader r(json, "released location record");
+  QV_RETURN_IF_ERROR(r.Check());
+  ReleasedRecord rel;
+  QV_RETURN_IF_ERROR(r.String("project", &rel.project));
+  QV_RETURN_IF_ERROR(r.String("project_incarnation", &rel.project_incarnation));
+  QV_RETURN_IF_ERROR(r.String("root", &rel.root));
+  QV_RETURN_IF_ERROR(r.String("location", &rel.location));
+  QV_RETURN_IF_ERROR(r.Id("table", &rel.table));
+  QV_RETURN_IF_ERROR(r.String("released_at", &rel.released_at));
+  rel.extra = r.Extra();
+  return rel;
+}
+
+json ReleasedRecord::ToJson() const {
+  return WithExtra({{"project", project},
+                    {"project_incarnation", project_incarnation},
+                    {"root", root},
+                    {"location", location},
+                    {"table", table},
+                    {"released_at", released_at}},
+                   extra);
 }
 
 // --- API keys ----------------------------------------------------------------------------------

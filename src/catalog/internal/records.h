@@ -77,6 +77,9 @@ struct ProjectRecord {
   ObjectId id;                   // {name}
   RecordProperties properties;
   std::string created_at;
+  // A ULID minted at creation: which project this is, across a delete and a re-creation of the
+  // same name (written only when set; records from before it have none, see Incarnation).
+  std::string uid;
   nlohmann::json grants = nlohmann::json::array();
   std::optional<int64_t> dropping_since;  // unix nanos: a delete is in progress (or crashed)
   nlohmann::json extra = nlohmann::json::object();
@@ -84,6 +87,8 @@ struct ProjectRecord {
   static Result<ProjectRecord> FromJson(const nlohmann::json& json);
   nlohmann::json ToJson() const;
   bool operator==(const ProjectRecord&) const = default;
+  // The uid, or for a record without one its creation time ("created:<created_at>").
+  std::string Incarnation() const;
 };
 
 // A namespace {project, n1, ..., nk}, k >= 1.
@@ -161,6 +166,24 @@ struct IntentRecord {
   static Result<IntentRecord> FromJson(const nlohmann::json& json);
   nlohmann::json ToJson() const;
   bool operator==(const IntentRecord&) const = default;
+};
+
+// _quiver/released/<ULID>.json: a location whose table the project deregistered. The
+// bytes stay, and stay the project's: another project may not register that location, nor one
+// at, inside or above it (Catalog::RegisterTable). A project deleted and created again under the
+// same name is another project (its incarnation differs).
+struct ReleasedRecord {
+  std::string project;
+  std::string project_incarnation;  // ProjectRecord::Incarnation()
+  std::string root;      // the warehouse root the location is relative to ("" = the catalog's)
+  std::string location;  // as the table record had it
+  ObjectId table;        // the deregistered table (scoped id), for messages and `catalog check`
+  std::string released_at;
+  nlohmann::json extra = nlohmann::json::object();
+
+  static Result<ReleasedRecord> FromJson(const nlohmann::json& json);
+  nlohmann::json ToJson() const;
+  bool operator==(const ReleasedRecord&) const = default;
 };
 
 // An API key (api_keys.h). expires_at_ms: an integer beyond int64 (a planted record) is no

@@ -25,13 +25,11 @@ catalog::ObjectId SpecId(const catalog::ObjectId& scoped) {
 }
 
 Result<catalog::CreateMode> ParseCreateMode(const std::optional<std::string>& mode) {
-  if (!mode) return catalog::CreateMode::kCreate;
-  std::string m = NormalizeEnum(*mode);
-  if (m == "create") return catalog::CreateMode::kCreate;
-  if (m == "existok") return catalog::CreateMode::kExistOk;
-  if (m == "overwrite") return catalog::CreateMode::kOverwrite;
-  return Status::InvalidInput(
-      fmt::format("'mode' must be Create, ExistOk or Overwrite, not '{}'", *mode));
+  QV_ASSIGN_OR_RETURN(auto choice,
+                      ParseEnumChoice("mode", mode, {"Create", "ExistOk", "Overwrite"}));
+  constexpr catalog::CreateMode kModes[] = {
+      catalog::CreateMode::kCreate, catalog::CreateMode::kExistOk, catalog::CreateMode::kOverwrite};
+  return kModes[choice.value_or(0)];
 }
 
 namespace {

@@ -113,25 +113,13 @@ Result<HttpResponse> HandleListNamespaces(const HandlerContext& ctx, Call& call)
 
 Result<HttpResponse> HandleDropNamespace(const HandlerContext& ctx, Call& call) {
   catalog::Catalog::DropNamespaceOptions options;
-  QV_ASSIGN_OR_RETURN(auto mode, call.String("mode"));
-  if (mode) {
-    std::string m = NormalizeEnum(*mode);
-    if (m == "skip") {
-      options.skip_missing = true;
-    } else if (m != "fail") {
-      return Status::InvalidInput(fmt::format("'mode' must be Fail or Skip, not '{}'", *mode));
-    }
-  }
-  QV_ASSIGN_OR_RETURN(auto behavior, call.String("behavior"));
-  if (behavior) {
-    std::string b = NormalizeEnum(*behavior);
-    if (b == "cascade") {
-      options.cascade = true;
-    } else if (b != "restrict") {
-      return Status::InvalidInput(
-          fmt::format("'behavior' must be Restrict or Cascade, not '{}'", *behavior));
-    }
-  }
+  QV_ASSIGN_OR_RETURN(auto mode_text, call.String("mode"));
+  QV_ASSIGN_OR_RETURN(auto mode, ParseEnumChoice("mode", mode_text, {"Fail", "Skip"}));
+  options.skip_missing = mode == size_t{1};
+  QV_ASSIGN_OR_RETURN(auto behavior_text, call.String("behavior"));
+  QV_ASSIGN_OR_RETURN(auto behavior,
+                      ParseEnumChoice("behavior", behavior_text, {"Restrict", "Cascade"}));
+  options.cascade = behavior == size_t{1};
   QV_ASSIGN_OR_RETURN(auto dropped, ctx.catalog.DropNamespace(call.id, options, ActorOf(call)));
   if (!dropped) return JsonReply(json::object());
   return JsonReply({{"properties", dropped->properties}});

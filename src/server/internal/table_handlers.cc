@@ -119,50 +119,63 @@ Result<HttpResponse> HandleRegisterTable(const HandlerContext& ctx, Call& call) 
 
 namespace {
 
-Result<HttpResponse> DescribeOrCheckTable(const HandlerContext& ctx, Call& call, bool exists_only) {
-  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+// What DescribeTable and TableExists both read: the table, and the dataset when the request
+// addresses a version or asks for detail. A version that is asked for must exist; a table
+// without a version yet (declared only) is still described.
+struct DescribedTable {
+  OpenedTable table;
+  std::shared_ptr<const table::Dataset> dataset;
+  bool detailed = false;
+  bool check_declared = false;
+};
+
+Result<DescribedTable> OpenDescribedTable(const HandlerContext& ctx, Call& call) {
+  DescribedTable out;
+  QV_ASSIGN_OR_RETURN(out.table, OpenTable(ctx.catalog, call));
   QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
   QV_ASSIGN_OR_RETURN(auto detailed, call.BoolParam("load_detailed_metadata"));
   QV_ASSIGN_OR_RETURN(auto check_declared, call.BoolParam("check_declared"));
-  std::shared_ptr<const table::Dataset> dataset;
-  if (AddressesVersion(target) || detailed.value_or(false)) {
-    auto opened = table::Dataset::Open(table.root, target);
+  out.detailed = detailed.value_or(false);
+  out.check_declared = check_declared.value_or(false);
+  if (AddressesVersion(target) || out.detailed) {
+    auto opened = table::Dataset::Open(out.table.root, target);
     if (opened.ok()) {
-      dataset = *opened;
+      out.dataset = *opened;
     } else if (AddressesVersion(target) || opened.status().code() != StatusCode::kTableNotFound) {
       return opened.status();
     }
   }
-  if (exists_only) return EmptyReply();
-  const catalog::TableInfo& info = table.info;
+  return out;
+}
+
+}  // namespace
+
+Result<HttpResponse> HandleDescribeTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(DescribedTable described, OpenDescribedTable(ctx, call));
+  const catalog::TableInfo& info = described.table.info;
   json body = {{"location", ctx.catalog.ExternalLocation(info)},
                {"table_uri", ctx.catalog.TableUri(info)},
                {"table", catalog::LeafOf(info.id)},
                {"namespace", SpecId(catalog::ParentOf(info.id))},
                {"properties", info.properties},
                {"managed_versioning", info.managed_versioning}};
-  if (check_declared.value_or(false) || detailed.value_or(false)) {
+  if (described.check_declared || described.detailed) {
     QV_ASSIGN_OR_RETURN(bool only_declared, ctx.catalog.IsOnlyDeclared(info));
     body["is_only_declared"] = only_declared;
   }
-  if (detailed.value_or(false) && dataset) {
-    table::TableStats stats = dataset->Stats();
-    body["version"] = dataset->version();
-    body["schema"] = format::ToJsonArrowSchema(dataset->schema());
+  if (described.detailed && described.dataset) {
+    table::TableStats stats = described.dataset->Stats();
+    body["version"] = described.dataset->version();
+    body["schema"] = format::ToJsonArrowSchema(described.dataset->schema());
     body["stats"] = {{"num_deleted_rows", stats.num_deleted_rows},
                      {"num_fragments", stats.num_fragments}};
   }
   return JsonReply(body);
 }
 
-}  // namespace
-
-Result<HttpResponse> HandleDescribeTable(const HandlerContext& ctx, Call& call) {
-  return DescribeOrCheckTable(ctx, call, false);
-}
-
 Result<HttpResponse> HandleTableExists(const HandlerContext& ctx, Call& call) {
-  return DescribeOrCheckTable(ctx, call, true);
+  QV_RETURN_IF_ERROR(OpenDescribedTable(ctx, call).status());
+  return EmptyReply();
 }
 
 Result<HttpResponse> HandleDropTable(const HandlerContext& ctx, Call& call) {

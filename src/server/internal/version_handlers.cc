@@ -56,11 +56,10 @@ json VersionJson(catalog::Catalog& catalog, const OpenedTable& table, const Vers
 
 Result<std::optional<format::ManifestNaming>> ParseNaming(const Call& call) {
   QV_ASSIGN_OR_RETURN(auto naming, call.String("naming_scheme"));
-  if (!naming) return std::optional<format::ManifestNaming>();
-  std::string n = NormalizeEnum(*naming);
-  if (n == "v1") return std::optional<format::ManifestNaming>(format::ManifestNaming::kV1);
-  if (n == "v2") return std::optional<format::ManifestNaming>(format::ManifestNaming::kV2);
-  return Status::InvalidInput(fmt::format("'naming_scheme' must be V1 or V2, not '{}'", *naming));
+  QV_ASSIGN_OR_RETURN(auto choice, ParseEnumChoice("naming_scheme", naming, {"V1", "V2"}));
+  if (!choice) return std::optional<format::ManifestNaming>();
+  return std::optional<format::ManifestNaming>(*choice == 0 ? format::ManifestNaming::kV1
+                                                            : format::ManifestNaming::kV2);
 }
 
 }  // namespace
