@@ -2,8 +2,7 @@
 // data, the schema comparison with LanceDB's known quirks, and the row-by-row read-back check.
 // Uses the one CJS apache-arrow instance that lib.mjs and LanceDB share.
 
-import { createRequire } from "node:module";
-import { arrow } from "./lib.mjs";
+import { arrow, interopRequire } from "./lib.mjs";
 
 // makeData validity fields from `valid` (null = all valid; otherwise one truthy/falsy entry per
 // slot, `n` of them).
@@ -28,7 +27,7 @@ let boolPatched = false;
 export function patchAllNullBoolWriter() {
   if (boolPatched) return;
   boolPatched = true;
-  const { VectorAssembler } = createRequire(import.meta.url)("apache-arrow/visitor/vectorassembler");
+  const { VectorAssembler } = interopRequire("apache-arrow/visitor/vectorassembler");
   const visitBool = VectorAssembler.prototype.visitBool;
   VectorAssembler.prototype.visitBool = function (data) {
     if (data.length > 0 && data.nullCount >= data.length && data.values instanceof Uint8Array) {

@@ -5,11 +5,8 @@
 // The rows go through the same steps as the fixture tables: quiver imports them, LanceDB reads
 // them, appends and compacts, quiver exports the result.
 
-import { createRequire } from "node:module";
 import { toBitmap } from "./format_lib.mjs";
-
-const require = createRequire(import.meta.url);
-const arrow = require("apache-arrow");  // the CJS instance LanceDB shares (lib.mjs)
+import { arrow } from "./lib.mjs";  // the CJS instance LanceDB shares
 
 
 function tableOf(cols, n) {

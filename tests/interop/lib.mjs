@@ -9,9 +9,24 @@ import path from "node:path";
 import os from "node:os";
 import { createRequire } from "node:module";
 
+// Which LanceDB drives the run: the one pinned here (0.31.0, ./node_modules) by default, or with
+// QV_LANCEDB=0.39 the one pinned in ./lancedb-0.39/ (its own package.json and lockfile; see
+// README.md). Every package is resolved from that directory.
+export const LANCEDB_SET = process.env.QV_LANCEDB || "";
+const here = path.dirname(new URL(import.meta.url).pathname);
+const packageDir = LANCEDB_SET ? path.join(here, `lancedb-${LANCEDB_SET}`) : here;
+if (LANCEDB_SET && !fs.existsSync(path.join(packageDir, "package.json"))) {
+  throw new Error(`QV_LANCEDB=${LANCEDB_SET}: no ${packageDir}/package.json`);
+}
+
 // Load the CommonJS builds so that lancedb and our code share one apache-arrow instance
 // (mixing the ESM and CJS builds of apache-arrow breaks instanceof checks).
-const require = createRequire(import.meta.url);
+export const interopRequire = createRequire(path.join(packageDir, "package.json"));
+const require = interopRequire;
+// (Node resolves upwards: without lancedb-0.39/node_modules it would quietly find ours.)
+if (LANCEDB_SET && !require.resolve("@lancedb/lancedb").startsWith(path.join(packageDir, "node_modules"))) {
+  throw new Error(`QV_LANCEDB=${LANCEDB_SET}: ${packageDir}/node_modules is not installed (scripts/install-interop.sh)`);
+}
 export const lancedb = require("@lancedb/lancedb");
 export const arrow = require("apache-arrow");
 

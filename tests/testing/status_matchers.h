@@ -3,8 +3,9 @@
 //   ASSERT_OK(store->Delete("k"));                      // Status or Result<T>
 //   EXPECT_OK(catalog->DropTable(id));
 //   ASSERT_OK_AND_ASSIGN(auto meta, store->Head("k"));  // declares (or assigns) from a Result
-//   ASSERT_STATUS(StatusCode::kNotFound, store->Head("missing"));
-//   EXPECT_STATUS(StatusCode::kConflict, store->Put("k", "v", PutOptions::IfMatch("x")));
+//   ASSERT_STATUS(StatusCode::kTableNotFound, catalog->GetTable(id));    // a StatusCode
+//   ASSERT_STATUS(Subcode::kNotFound, store->Head("missing"));            // or a storage Subcode
+//   EXPECT_STATUS(Subcode::kConflict, store->Put("k", "v", PutOptions::IfMatch("x")));
 //
 // New tests use these (and old ones as they are touched) so that a failure names what failed
 // ("NotFound: no such key 'k'") rather than "Value of: s.ok()  Actual: false".
@@ -41,6 +42,17 @@ template <typename S>
                                    const S& value) {
   Status s = StatusOf(value);
   if (!s.ok() && s.code() == code) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << expr << " is " << (s.ok() ? std::string("OK") : s.ToString()) << ", expected "
+         << code_expr;
+}
+
+// "has storage subcode `subcode`" (NotFound, Conflict, Corruption, ...; common/status.h).
+template <typename S>
+::testing::AssertionResult HasCode(const char* code_expr, const char* expr, Subcode subcode,
+                                   const S& value) {
+  Status s = StatusOf(value);
+  if (!s.ok() && s.subcode() == subcode) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << expr << " is " << (s.ok() ? std::string("OK") : s.ToString()) << ", expected "
          << code_expr;

@@ -33,6 +33,13 @@ TEST(StatusMatchers, OkIsNoCode) {
   EXPECT_NONFATAL_FAILURE(EXPECT_STATUS(StatusCode::kUnsupported, Seven()), "is OK");
 }
 
+TEST(StatusMatchers, StorageSubcodes) {
+  ASSERT_STATUS(Subcode::kCorruption, Status::Corruption("torn page"));
+  EXPECT_NONFATAL_FAILURE(EXPECT_STATUS(Subcode::kNotFound, Status::Corruption("torn page")),
+                          "torn page");
+  EXPECT_NONFATAL_FAILURE(EXPECT_STATUS(Subcode::kNone, Status::OK()), "is OK");
+}
+
 void AssignMissing(int* out) { ASSERT_OK_AND_ASSIGN(*out, Missing()); }
 
 TEST(StatusMatchers, AssignStopsOnError) {

@@ -11,6 +11,8 @@
 #include "format/internal/codecs/fsst.h"
 #include "format/internal/codecs/general.h"
 #include "format/internal/codecs/rle.h"
+#include "format/internal/read21/block.h"
+#include "format/internal/read21/decode_util.h"
 
 namespace quiver::format::internal {
 
@@ -46,43 +48,6 @@ namespace {
 // one by one). Larger claims are corrupt, not allocated.
 constexpr size_t kMaxChunkDecompressed = size_t{16} << 20;
 constexpr size_t kMaxValueDecompressed = size_t{256} << 20;
-
-// LZ4 cannot expand input more than 255x; a unit claiming more is corrupt.
-size_t Lz4Bound(size_t compressed, size_t cap) { return std::min(cap, compressed * 255 + 64); }
-
-std::span<const uint8_t> Bytes(std::string_view v) {
-  return {reinterpret_cast<const uint8_t*>(v.data()), v.size()};
-}
-
-// Fixed-width unsigned type of `bits` bits, for codecs templated on the word type.
-template <typename F>
-Status WithWord(uint64_t bits, F&& f) {
-  switch (bits) {
-    case 8:
-      return f(uint8_t{});
-    case 16:
-      return f(uint16_t{});
-    case 32:
-      return f(uint32_t{});
-    case 64:
-      return f(uint64_t{});
-    default:
-      return Status::Corruption(fmt::format("a {}-bit word", bits));
-  }
-}
-
-using lance::encodings21::CompressiveEncoding;
-
-template <typename T>
-T Load(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-
-Status Short(const char* what, uint64_t need, uint64_t have) {
-  return Status::Corruption(fmt::format("{}: needs {} bytes, the buffer has {}", what, need, have));
-}
 
 // The offsets width of a Variable encoding (its offsets are Flat(32) or Flat(64)).
 Result<int> OffsetWidth(const lance::encodings21::Variable& variable) {
@@ -248,17 +213,7 @@ Status MiniBlockGeneral(const CompressiveEncoding& encoding,
                         PageDecodeCache* cache, LeafValues* out) {
   // Only the chunk's first buffer is compressed (§4.9).
   const auto& general = encoding.general();
-  codecs::GeneralCodec codec;
-  switch (general.compression().scheme()) {
-    case lance::encodings21::COMPRESSION_ALGORITHM_LZ4:
-      codec = codecs::GeneralCodec::kLz4;
-      break;
-    case lance::encodings21::COMPRESSION_ALGORITHM_ZSTD:
-      codec = codecs::GeneralCodec::kZstd;
-      break;
-    default:
-      return Status::Corruption("General compression without a scheme");
-  }
+  QV_ASSIGN_OR_RETURN(codecs::GeneralCodec codec, GeneralCodecOf(general.compression()));
   if (general.values().has_general()) {
     return Status::Corruption("General compression nested in General");
   }
@@ -401,25 +356,9 @@ Status DecodeFullZipValue(const CompressiveEncoding& encoding, std::string_view 
           std::string_view(reinterpret_cast<const char*>(c.fsst_bytes.data()), len));
     }
     case CompressiveEncoding::kGeneral: {
-      const auto& general = encoding.general();
-      const auto scheme = general.compression().scheme();
-      if (scheme != lance::encodings21::COMPRESSION_ALGORITHM_LZ4 &&
-          scheme != lance::encodings21::COMPRESSION_ALGORITHM_ZSTD) {
-        return Status::Corruption("General compression without a scheme");
-      }
-      if (general.values().has_general()) {
-        return Status::Corruption("General compression nested in General");
-      }
-      const bool lz4 = scheme == lance::encodings21::COMPRESSION_ALGORITHM_LZ4;
-      std::vector<uint8_t> decompressed;
-      QV_RETURN_IF_ERROR(codecs::DecompressGeneral(
-          lz4 ? codecs::GeneralCodec::kLz4 : codecs::GeneralCodec::kZstd, Bytes(value),
-          lz4 ? Lz4Bound(value.size(), kMaxValueDecompressed) : kMaxValueDecompressed,
-          &decompressed));
-      return DecodeFullZipValue(
-          general.values(),
-          std::string_view(reinterpret_cast<const char*>(decompressed.data()), decompressed.size()),
-          cache, out);
+      QV_ASSIGN_OR_RETURN(UnwrappedBlock unwrapped,
+                          UnwrapGeneralBlock(encoding, value, kMaxValueDecompressed));
+      return DecodeFullZipValue(*unwrapped.inner, Chars(unwrapped.bytes), cache, out);
     }
     default:
       return Status::Unsupported("full-zip values encoded as " + DescribeEncoding(encoding));
@@ -428,96 +367,93 @@ Status DecodeFullZipValue(const CompressiveEncoding& encoding, std::string_view 
 
 Status DecodeLevels(const CompressiveEncoding& encoding, std::string_view buffer, uint64_t n,
                     std::vector<uint16_t>* out) {
-  switch (encoding.compression_case()) {
-    case CompressiveEncoding::kFlat: {
-      if (encoding.flat().bits_per_value() != 16 || encoding.flat().has_data()) {
-        return Status::Corruption("levels stored as " + DescribeEncoding(encoding));
-      }
-      if (buffer.size() < 2 * n) return Short("levels", 2 * n, buffer.size());
-      const size_t start = out->size();
-      out->resize(start + n);
-      if (n > 0) std::memcpy(out->data() + start, buffer.data(), 2 * n);  // data() may be null
-      return Status::OK();
-    }
-    case CompressiveEncoding::kInlineBitpacking: {
-      if (encoding.inline_bitpacking().uncompressed_bits_per_value() != 16 || n > 1024) {
-        return Status::Corruption(
-            fmt::format("{} levels stored as {}", n, DescribeEncoding(encoding)));
-      }
-      const size_t start = out->size();
-      out->resize(start + n);
-      return codecs::DecodeInlineBlock<uint16_t>(Bytes(buffer), n, out->data() + start);
-    }
-    case CompressiveEncoding::kOutOfLineBitpacking: {
-      const auto& ool = encoding.out_of_line_bitpacking();
-      if (ool.uncompressed_bits_per_value() != 16 || !ool.values().has_flat()) {
-        return Status::Corruption("levels stored as " + DescribeEncoding(encoding));
-      }
-      const uint64_t width = ool.values().flat().bits_per_value();
-      if (width > 16) return Status::Corruption(fmt::format("levels packed at {} bits", width));
-      const size_t start = out->size();
-      out->resize(start + n);
-      return codecs::DecodeOutOfLine<uint16_t>(Bytes(buffer), static_cast<int>(width), n,
-                                               out->data() + start);
-    }
-    default:
-      return Status::Unsupported("levels encoded as " + DescribeEncoding(encoding));
-  }
+  // Levels are u16 under any block encoding: Flat, bit-packing (2.1), RLE or General (2.2).
+  std::vector<uint8_t> bytes;
+  Status decoded = DecodeFixedWidthBlock(encoding, buffer, n, 16, &bytes);
+  if (!decoded.ok()) return decoded.WithContext("levels");
+  const size_t start = out->size();
+  out->resize(start + n);
+  if (n > 0) std::memcpy(out->data() + start, bytes.data(), 2 * n);
+  return Status::OK();
 }
+
+namespace {
+
+// Variable block form: u32|u64 bit width, u32|u64 data start, (n + 1) offsets from the data
+// start, then the data (§4.2).
+Status DecodeVariableBlock(std::string_view buffer, uint64_t n, LeafValues* values) {
+  if (!values->is_variable()) {
+    return Status::Corruption("Variable dictionary items for " + values->type().ToString());
+  }
+  if (buffer.size() < 4) return Short("Variable block header", 4, buffer.size());
+  const uint32_t bits = Load<uint32_t>(buffer.data());
+  const int width = bits == 64 ? 8 : 4;
+  if (bits != 32 && bits != 64) {
+    return Status::Unsupported(fmt::format("Variable block with a {}-bit header", bits));
+  }
+  const uint64_t header = 2ull * width;
+  if (buffer.size() < header) return Short("Variable block header", header, buffer.size());
+  const uint64_t data_start =
+      width == 8 ? Load<uint64_t>(buffer.data() + 8) : Load<uint32_t>(buffer.data() + 4);
+  if (n >= buffer.size()) return Short("Variable block offsets", n, buffer.size());
+  const uint64_t need = header + (n + 1) * width;
+  if (buffer.size() < need || data_start > buffer.size() || data_start < need) {
+    return Short("Variable block offsets", std::max(need, data_start), buffer.size());
+  }
+  const auto* base = reinterpret_cast<const uint8_t*>(buffer.data());
+  return values->AppendVariable(base + header, width, static_cast<int64_t>(n), base + data_start,
+                                buffer.size() - data_start);
+}
+
+}  // namespace
 
 Result<arrow::ArrayPtr> DecodeDictionaryItems(const CompressiveEncoding& encoding,
                                               std::string_view buffer, uint64_t n,
                                               const arrow::DataType& type,
                                               arrow::MemoryPool* pool) {
   QV_ASSIGN_OR_RETURN(auto values, LeafValues::Make(type, pool));
-  switch (encoding.compression_case()) {
-    case CompressiveEncoding::kFlat:
-      QV_RETURN_IF_ERROR(
-          DecodeFlat(encoding.flat(), buffer, static_cast<int64_t>(n), values.get()));
-      break;
-    case CompressiveEncoding::kVariable: {
-      // Block form: u32|u64 bit width, u32|u64 data start, (n + 1) offsets from the data start,
-      // then the data (§4.2).
-      if (!values->is_variable()) {
-        return Status::Corruption("Variable dictionary items for " + type.ToString());
-      }
-      if (buffer.size() < 4) return Short("Variable block header", 4, buffer.size());
-      const uint32_t bits = Load<uint32_t>(buffer.data());
-      const int width = bits == 64 ? 8 : 4;
-      if (bits != 32 && bits != 64) {
-        return Status::Unsupported(fmt::format("Variable block with a {}-bit header", bits));
-      }
-      const uint64_t header = 2ull * width;
-      if (buffer.size() < header) return Short("Variable block header", header, buffer.size());
-      const uint64_t data_start =
-          width == 8 ? Load<uint64_t>(buffer.data() + 8) : Load<uint32_t>(buffer.data() + 4);
-      const uint64_t need = header + (n + 1) * width;
-      if (buffer.size() < need || data_start > buffer.size() || data_start < need) {
-        return Short("Variable block offsets", std::max(need, data_start), buffer.size());
-      }
-      const auto* base = reinterpret_cast<const uint8_t*>(buffer.data());
-      QV_RETURN_IF_ERROR(values->AppendVariable(base + header, width, static_cast<int64_t>(n),
-                                                base + data_start, buffer.size() - data_start));
-      break;
-    }
-    default:
-      return Status::Unsupported("dictionary items encoded as " + DescribeEncoding(encoding));
+  // 2.2 compresses items with LZ4 by default: General around a Variable block (strings) or any
+  // fixed-width block encoding.
+  const CompressiveEncoding* inner = &encoding;
+  std::string_view bytes = buffer;
+  UnwrappedBlock unwrapped;
+  if (encoding.has_general() && encoding.general().values().has_variable()) {
+    QV_ASSIGN_OR_RETURN(unwrapped, UnwrapGeneralBlock(encoding, buffer, kMaxValueDecompressed));
+    inner = unwrapped.inner;
+    bytes = Chars(unwrapped.bytes);
   }
+  if (inner->has_variable()) {
+    QV_RETURN_IF_ERROR(DecodeVariableBlock(bytes, n, values.get()));
+    return values->Finish();
+  }
+  std::optional<uint64_t> bits = BlockValueBits(*inner);
+  if (!bits || values->is_variable() || values->is_fsl()) {
+    return Status::Unsupported(fmt::format("dictionary items of {} encoded as {}", type.ToString(),
+                                           DescribeEncoding(encoding)));
+  }
+  if (static_cast<int64_t>(*bits) != values->value_bits()) {
+    return Status::Corruption(fmt::format("{} dictionary items for a {} column",
+                                          DescribeEncoding(encoding), type.ToString()));
+  }
+  if (*bits == 1) {  // booleans: Flat(1) only
+    if (!inner->has_flat()) {
+      return Status::Unsupported("boolean dictionary items encoded as " +
+                                 DescribeEncoding(encoding));
+    }
+    QV_RETURN_IF_ERROR(DecodeFlat(inner->flat(), bytes, static_cast<int64_t>(n), values.get()));
+    return values->Finish();
+  }
+  std::vector<uint8_t> fixed;
+  QV_RETURN_IF_ERROR(DecodeFixedWidthBlock(*inner, bytes, n, *bits, &fixed));
+  QV_RETURN_IF_ERROR(values->AppendFixed(fixed.data(), static_cast<int64_t>(n)));
   return values->Finish();
 }
 
 Status DecodeMiniBlockIndices(const CompressiveEncoding& encoding,
                               std::span<const std::string_view> buffers, int64_t n,
                               PageDecodeCache* cache, std::vector<int64_t>* out) {
-  // Indices are unsigned integers of the encoding's width.
-  uint64_t bits = 0;
-  if (encoding.has_flat()) bits = encoding.flat().bits_per_value();
-  if (encoding.has_inline_bitpacking()) {
-    bits = encoding.inline_bitpacking().uncompressed_bits_per_value();
-  }
-  if (encoding.has_rle() && encoding.rle().values().has_flat()) {
-    bits = encoding.rle().values().flat().bits_per_value();
-  }
+  // Indices are unsigned integers of the encoding's width (2.2 may wrap them in General).
+  const uint64_t bits = BlockValueBits(encoding).value_or(0);
   arrow::DataType type;
   switch (bits) {
     case 8:

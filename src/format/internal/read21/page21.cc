@@ -6,19 +6,13 @@
 
 #include "format/internal/leaf_values.h"
 #include "format/internal/read21/compressive.h"
+#include "format/internal/read21/decode_util.h"
 
 namespace quiver::format::internal {
 
 namespace {
 
 namespace pb = lance::encodings21;
-
-template <typename T>
-T Load(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
 
 uint64_t Pad8(uint64_t x) { return (x + 7) & ~uint64_t{7}; }
 
@@ -325,16 +319,122 @@ Status DecodeFullZip(const pb::FullZipLayout& layout, const std::vector<std::str
   return Status::OK();
 }
 
+// One level buffer of a constant page: empty = absent; raw u16 unless `compression` says how
+// it was block-compressed (2.2 all-null pages), then `count` levels.
+Status ConstantLevels(std::string_view buffer, const pb::CompressiveEncoding* compression,
+                      uint64_t count, std::vector<uint16_t>* out) {
+  if (buffer.empty()) return Status::OK();
+  if (compression != nullptr) return DecodeLevels(*compression, buffer, count, out);
+  if (buffer.size() % 2 != 0) return Status::Corruption("constant page levels of a partial u16");
+  out->resize(buffer.size() / 2);
+  std::memcpy(out->data(), buffer.data(), buffer.size());
+  return Status::OK();
+}
+
+// The scalar of a 2.2 constant page with a value, as the Arrow buffers of a length-1 array: the
+// inline value (one buffer of at most 32 bytes, fixed-width types) or the scalar value buffer
+// `u32 n, u32 len x n, bytes` (lance-2.2-notes.md §9.1).
+Result<std::vector<std::string_view>> ConstantScalar(const pb::ConstantLayout& layout,
+                                                     std::string_view value_buffer) {
+  if (layout.has_inline_value()) return std::vector<std::string_view>{layout.inline_value()};
+  if (value_buffer.size() < 4) return Short("constant scalar", 4, value_buffer.size());
+  const uint32_t count = Load<uint32_t>(value_buffer.data());
+  if (count == 0 || count > 3) {
+    return Status::Corruption(fmt::format("a constant scalar of {} buffers", count));
+  }
+  uint64_t at = 4 + 4ull * count;
+  if (value_buffer.size() < at) return Short("constant scalar", at, value_buffer.size());
+  std::vector<std::string_view> buffers;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t len = Load<uint32_t>(value_buffer.data() + 4 + 4 * i);
+    if (value_buffer.size() - at < len)
+      return Short("constant scalar", at + len, value_buffer.size());
+    buffers.push_back(value_buffer.substr(at, len));
+    at += len;
+  }
+  if (at != value_buffer.size()) return Status::Corruption("a constant scalar with trailing bytes");
+  return buffers;
+}
+
+// Appends the scalar `n` times.
+Status AppendConstant(const std::vector<std::string_view>& scalar, uint64_t n, LeafValues* values) {
+  const std::string type = values->type().ToString();
+  if (values->is_fsl()) return Status::Unsupported("constant pages of " + type);
+  if (values->is_variable()) {
+    // Offsets [start, end] of one value (4 or 8 bytes each), then the bytes.
+    if (scalar.size() != 2 || (scalar[0].size() != 8 && scalar[0].size() != 16)) {
+      return Status::Corruption("a constant " + type + " scalar without offsets and data");
+    }
+    const bool wide = scalar[0].size() == 16;
+    const uint64_t start =
+        wide ? Load<uint64_t>(scalar[0].data()) : Load<uint32_t>(scalar[0].data());
+    const uint64_t end =
+        wide ? Load<uint64_t>(scalar[0].data() + 8) : Load<uint32_t>(scalar[0].data() + 4);
+    if (start > end || end > scalar[1].size()) {
+      return Status::Corruption("a constant " + type + " scalar with offsets past its data");
+    }
+    std::string_view value = scalar[1].substr(start, end - start);
+    if (n > 0 && value.size() > (uint64_t{1} << 30) / n) {
+      return Status::Unsupported(
+          fmt::format("a constant page of {} values of {} bytes", n, value.size()));
+    }
+    QV_RETURN_IF_ERROR(values->Reserve(static_cast<int64_t>(n), n * value.size()));
+    for (uint64_t i = 0; i < n; ++i) QV_RETURN_IF_ERROR(values->AppendValue(value));
+    return Status::OK();
+  }
+  if (scalar.size() != 1)
+    return Status::Corruption("a constant " + type + " scalar of several buffers");
+  std::string_view value = scalar[0];
+  if (values->value_bits() == 1) {  // a bitmap of one bit
+    if (value.size() != 1)
+      return Status::Corruption("a constant boolean of " + std::to_string(value.size()) + " bytes");
+    std::vector<uint8_t> bits((n + 7) / 8, (value[0] & 1) ? 0xFF : 0x00);
+    return values->AppendFixed(bits.data(), static_cast<int64_t>(n));
+  }
+  if (static_cast<int64_t>(value.size() * 8) != values->value_bits()) {
+    return Status::Corruption(
+        fmt::format("a constant scalar of {} bytes for a {} column", value.size(), type));
+  }
+  std::vector<uint8_t> repeated(n * value.size());
+  for (uint64_t i = 0; i < n; ++i)
+    std::memcpy(repeated.data() + i * value.size(), value.data(), value.size());
+  return values->AppendFixed(repeated.data(), static_cast<int64_t>(n));
+}
+
+// ConstantLayout (§3.4; 2.2: lance-2.2-notes.md §9.1). Lance's buffer-count rule: with an
+// inline value, 0 buffers (no levels) or 2 ([rep, def]); with a scalar value buffer, 1 or 3
+// ([scalar, rep, def]); without a value the page is all null, with 0 buffers or 2 ([rep, def],
+// block-compressed when rep_compression / def_compression say so). Levels of pages with a value
+// are raw u16; an empty level buffer is an absent one. Visible items take the scalar (all-null
+// pages: empty slots; the definition levels make them null).
 Status DecodeConstant(const pb::ConstantLayout& layout, const PageInfo& page,
                       const std::vector<std::string_view>& buffers,
                       const arrow::DataType& leaf_type, arrow::MemoryPool* pool, DecodedPage* out) {
-  if (layout.has_inline_value() || buffers.size() == 1 || buffers.size() == 3) {
-    return Status::Unsupported("constant pages with a value (file format 2.2)");
+  const size_t nb = buffers.size();
+  const bool has_value = layout.has_inline_value() || nb == 1 || nb == 3;
+  if (layout.has_inline_value() ? (nb != 0 && nb != 2) : nb > 3) {
+    return Status::Corruption(fmt::format("a constant page with {} buffers{}", nb,
+                                          layout.has_inline_value() ? " and an inline value" : ""));
   }
-  if (layout.has_rep_compression() || layout.has_def_compression()) {
-    return Status::Unsupported("constant pages with compressed levels (file format 2.2)");
-  }
-  if (buffers.empty()) {
+  const size_t levels_at = (nb == 3) ? 1 : 0;
+  const bool has_levels = nb >= 2;
+  if (has_levels) {
+    const bool compressed = !has_value;  // only all-null pages compress their levels
+    QV_RETURN_IF_ERROR(ConstantLevels(
+        buffers[levels_at],
+        compressed && layout.has_rep_compression() ? &layout.rep_compression() : nullptr,
+        layout.num_rep_values(), &out->rep));
+    QV_RETURN_IF_ERROR(ConstantLevels(
+        buffers[levels_at + 1],
+        compressed && layout.has_def_compression() ? &layout.def_compression() : nullptr,
+        layout.num_def_values(), &out->def));
+    const uint64_t nrep = out->rep.size(), ndef = out->def.size();
+    if (nrep > 0 && ndef > 0 && nrep != ndef) {
+      return Status::Corruption("constant page with different repetition and definition counts");
+    }
+    out->num_levels = std::max(nrep, ndef);
+    if (out->num_levels == 0) out->num_levels = page.rows;
+  } else if (!has_value) {
     // Every row null at the leaf (§3.4 simple all-null).
     if (out->layers.size() != 1 || out->layers[0] != LayerKind::kNullableItem) {
       return Status::Corruption("an all-null page without levels must have one nullable layer");
@@ -342,31 +442,26 @@ Status DecodeConstant(const pb::ConstantLayout& layout, const PageInfo& page,
     out->num_levels = page.rows;
     out->def.assign(page.rows, 1);
   } else {
-    if (buffers[0].size() % 2 != 0 || buffers[1].size() % 2 != 0) {
-      return Status::Corruption("constant page levels of a partial u16");
-    }
-    const uint64_t nrep = buffers[0].size() / 2, ndef = buffers[1].size() / 2;
-    if (nrep > 0 && ndef > 0 && nrep != ndef) {
-      return Status::Corruption("constant page with different repetition and definition counts");
-    }
-    out->rep.resize(nrep);
-    if (nrep > 0) std::memcpy(out->rep.data(), buffers[0].data(), 2 * nrep);
-    out->def.resize(ndef);
-    if (ndef > 0) std::memcpy(out->def.data(), buffers[1].data(), 2 * ndef);
-    out->num_levels = std::max(nrep, ndef);
-    if (out->num_levels == 0) out->num_levels = page.rows;
+    out->num_levels = page.rows;  // a value and no levels: every row is the value
   }
   const uint64_t visible = CountVisible(out->def, out->num_levels, MaxVisibleDef(out->layers));
   QV_ASSIGN_OR_RETURN(auto values, LeafValues::Make(leaf_type, pool));
-  // The null slots are materialized: refuse sizes no real page has (a tiny file could ask for
+  // The slots are materialized: refuse sizes no real page has (a tiny file could ask for
   // terabytes otherwise).
   const uint64_t slot_bytes = static_cast<uint64_t>(
       std::max<int64_t>(1, values->list_size() * std::max<int64_t>(values->value_bits(), 8) / 8));
   if (visible > (uint64_t{1} << 30) / slot_bytes) {
     return Status::Unsupported(
-        fmt::format("an all-null page of {} values of {} bytes", visible, slot_bytes));
+        fmt::format("a constant page of {} values of {} bytes", visible, slot_bytes));
   }
-  QV_RETURN_IF_ERROR(values->AppendEmpty(static_cast<int64_t>(visible)));
+  if (has_value) {
+    QV_ASSIGN_OR_RETURN(
+        std::vector<std::string_view> scalar,
+        ConstantScalar(layout, layout.has_inline_value() ? std::string_view() : buffers[0]));
+    QV_RETURN_IF_ERROR(AppendConstant(scalar, visible, values.get()));
+  } else {
+    QV_RETURN_IF_ERROR(values->AppendEmpty(static_cast<int64_t>(visible)));
+  }
   QV_ASSIGN_OR_RETURN(out->values, values->Finish());
   return Status::OK();
 }
