@@ -83,16 +83,23 @@ TEST(FormatInterop, EveryTableReadsLikeLanceDB) {
 #else
   const bool skip_big_tier = false;
 #endif
-  int checked = 0, skipped = 0;
+  int checked = 0, skipped = 0, refused = 0;
   for (const auto& [name, table] : expected["tables"].items()) {
     if (skip_big_tier && name.rfind("m_r100000_", 0) == 0) {
       ++skipped;
+      continue;
+    }
+    // A table the generating LanceDB would not write (LanceDB 0.39 refuses null structs in 2.0
+    // files): there is nothing to read; the 0.31 set has it.
+    if (table.contains("refused_by_lancedb")) {
+      ++refused;
       continue;
     }
     CheckTable(dir, name, table);
     ++checked;
   }
   if (skipped > 0) std::printf("skipped the %d tables of the 100,000-row tier\n", skipped);
+  if (refused > 0) std::printf("%d tables were refused by the LanceDB that wrote the set\n", refused);
   EXPECT_GE(checked, 24);
 }
 
