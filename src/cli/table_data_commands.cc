@@ -226,8 +226,9 @@ int RunImport(const ImportArgs& args) {
   }
   options.max_rows_per_file = args.max_rows_per_file;
   options.max_bytes_per_file = args.max_bytes_per_file;
-  if (args.storage_version != "2.0" && args.storage_version != "2.1") {
-    return Fail(Status::InvalidInput("--storage-version must be 2.0 or 2.1"));
+  if (args.storage_version != "2.0" && args.storage_version != "2.1" &&
+      args.storage_version != "2.2") {
+    return Fail(Status::InvalidInput("--storage-version must be 2.0, 2.1 or 2.2"));
   }
   // Only a new table takes it; existing tables keep their data files' version.
   options.commit.new_table_storage_version = args.storage_version;
@@ -339,7 +340,7 @@ void AddTableDataCommands(CLI::App& table, int* exit_code) {
   import->add_option("--max-bytes-per-file", import_args->max_bytes_per_file,
                      "about this many bytes per data file / fragment (default 90 GiB)");
   import->add_option("--storage-version", import_args->storage_version,
-                     "Lance file format of a table the import creates: 2.1 (default) or 2.0; "
+                     "Lance file format of a table the import creates: 2.1 (default), 2.2 or 2.0; "
                      "existing tables keep theirs");
   import->add_option("--page-bytes", import_args->page_bytes,
                      "bytes buffered per column (2.0: per top-level field) before a page is cut "

@@ -165,6 +165,7 @@ class FileWriterState {
     QV_ASSIGN_OR_RETURN(LeafPageData data, column.shredder->TakePage());
     PageEncodeOptions encode;
     encode.compress = options.compress;
+    encode.large_chunks = options.version == FileVersion::kV2_2;
     // Usually one page; more when the rows' levels do not fit one (page_encoder21.h).
     QV_ASSIGN_OR_RETURN(std::vector<EncodedPage> pages, EncodePages21(data, encode));
     for (const EncodedPage& page : pages) {
@@ -194,9 +195,6 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(std::shared_ptr<O
   auto state = std::make_unique<internal::FileWriterState>();
   QV_ASSIGN_OR_RETURN(state->arrow_schema, ToArrowSchema(schema));
   arrow::MemoryPool* pool = options.pool != nullptr ? options.pool : arrow::MemoryPool::Default();
-  if (options.version == FileVersion::kV2_2) {
-    return Status::Unsupported("writing Lance file format 2.2");
-  }
   if (options.version == FileVersion::kV2_0) {
     QV_ASSIGN_OR_RETURN(
         state->v20, internal::FileWriter20::Make(schema, state->arrow_schema, options.page_bytes));
@@ -336,7 +334,8 @@ Result<FileWriteResult> LanceFileWriter::FinishFile() {
   tail.append(reinterpret_cast<const char*>(&num_global), 4);
   tail.append(reinterpret_cast<const char*>(&num_columns), 4);
   // lance writes 2.0 files as (0,3) (lance-file-format.md §1.1).
-  const uint16_t major = s.v20 ? 0 : 2, minor = s.v20 ? 3 : 1;
+  const uint16_t major = s.v20 ? 0 : 2,
+                 minor = s.v20 ? 3 : (s.options.version == FileVersion::kV2_2 ? 2 : 1);
   tail.append(reinterpret_cast<const char*>(&major), 2);
   tail.append(reinterpret_cast<const char*>(&minor), 2);
   tail += "LANC";
@@ -357,6 +356,7 @@ Result<FileWriteResult> LanceFileWriter::FinishFile() {
                                         result.fields.size(), s.columns.size(), s.key));
   }
   if (s.v20) result.minor = 0;
+  if (s.options.version == FileVersion::kV2_2) result.minor = 2;
   for (size_t i = 0; i < result.fields.size(); ++i) {
     result.column_indices.push_back(static_cast<int32_t>(i));
   }

@@ -35,7 +35,10 @@ struct FileWriteOptions {
   PutOptions put = PutOptions::CreateOnly();
   arrow::MemoryPool* pool = nullptr;
   // kV2_0: Lance's 2.0 default profile (internal/writer20.h; `compress` does not apply), for
-  // tables whose data files are 2.0. kV2_2 is not written (Unsupported).
+  // tables whose data files are 2.0. kV2_2: the 2.1 encodings in 2.2's mini-block chunk
+  // grammar (u32 chunk words and buffer sizes, has_large_chunk) with the (2,2) footer, which
+  // Lance 12 reads; Lance 12's own size-deciding choices (RLE levels, LZ4 dictionary items,
+  // constant pages) are not made yet.
   FileVersion version = FileVersion::kV2_1;
 };
 
@@ -45,7 +48,7 @@ struct FileWriteResult {
   uint64_t num_rows = 0;
   std::vector<int32_t> fields;          // ids of the fields that own a column, in column order
   std::vector<int32_t> column_indices;  // 0 .. columns - 1
-  // DataFile.file_major/minor_version: (2,1), or (2,0) for a 2.0 file (whose footer says (0,3)).
+  // DataFile.file_major/minor_version: (2,1), (2,2), or (2,0) for a 2.0 file (footer (0,3)).
   uint32_t major = 2, minor = 1;
 };
 

@@ -93,8 +93,9 @@ std::string TableStorageVersion(const Dataset& ds) {
 Result<format::FileVersion> WriteFileVersion(const std::string& storage_version) {
   if (storage_version.empty() || storage_version == "2.1") return format::FileVersion::kV2_1;
   if (storage_version == "2.0") return format::FileVersion::kV2_0;
+  if (storage_version == "2.2") return format::FileVersion::kV2_2;
   return Status::Unsupported(
-      fmt::format("writing Lance file format {} is not supported (quiver writes 2.0 and 2.1)",
+      fmt::format("writing Lance file format {} is not supported (quiver writes 2.0, 2.1 and 2.2)",
                   storage_version));
 }
 

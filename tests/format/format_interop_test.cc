@@ -99,7 +99,8 @@ TEST(FormatInterop, EveryTableReadsLikeLanceDB) {
     ++checked;
   }
   if (skipped > 0) std::printf("skipped the %d tables of the 100,000-row tier\n", skipped);
-  if (refused > 0) std::printf("%d tables were refused by the LanceDB that wrote the set\n", refused);
+  if (refused > 0)
+    std::printf("%d tables were refused by the LanceDB that wrote the set\n", refused);
   EXPECT_GE(checked, 24);
 }
 

@@ -514,5 +514,44 @@ TEST(Writer21, LargeStringDictionaries) {
   }
 }
 
+// File format 2.2 (Lance 12): the 2.1 encodings in the large-chunk grammar. Every mini-block
+// page says has_large_chunk (Lance's 2.2 reader refuses any that does not), the footer and the
+// DataFile say (2,2), and everything reads back, including lists that span chunks, dictionaries
+// and nulls.
+TEST(Writer22, MiniBlockPagesUseTheLargeChunkGrammar) {
+  const int64_t n = 30000;
+  std::vector<std::string> words(n);
+  std::vector<bool> valid(n);
+  std::vector<int64_t> lengths(n);
+  for (int64_t i = 0; i < n; ++i) {
+    words[i] = "w" + std::to_string(i % 17);  // a dictionary
+    valid[i] = i % 5 != 3;
+    lengths[i] = i % 11 == 4 ? -1 : i % 7;
+  }
+  format::FileWriteOptions options;
+  options.version = format::FileVersion::kV2_2;
+  Written w = WriteFile(
+      {Ids(n), *arrow::MakeBinaryArray(DataType::Utf8(), words, valid), IntLists(lengths)}, options,
+      4096);
+  ExpectReadsBack(w);
+  for (size_t c = 0; c < 3; ++c) {
+    for (const auto& layout : PageLayouts(w, c)) {
+      ASSERT_TRUE(layout.has_mini_block_layout()) << "column " << c;
+      EXPECT_TRUE(layout.mini_block_layout().has_large_chunk()) << "column " << c;
+    }
+  }
+  auto bytes = w.store->Get("f.lance");
+  ASSERT_TRUE(bytes.ok());
+  const std::string& file = bytes->data;
+  uint16_t major = 0, minor = 0;
+  std::memcpy(&major, file.data() + file.size() - 8, 2);
+  std::memcpy(&minor, file.data() + file.size() - 6, 2);
+  EXPECT_EQ(major, 2);
+  EXPECT_EQ(minor, 2);
+  auto reader = format::LanceFileReader::Open(w.store, "f.lance");
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->version(), format::FileVersion::kV2_2);
+}
+
 }  // namespace
 }  // namespace quiver

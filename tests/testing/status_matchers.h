@@ -36,23 +36,16 @@ template <typename S>
   return ::testing::AssertionFailure() << expr << " is " << s.ToString();
 }
 
-// "has code `code`".
-template <typename S>
-::testing::AssertionResult HasCode(const char* code_expr, const char* expr, StatusCode code,
-                                   const S& value) {
-  Status s = StatusOf(value);
-  if (!s.ok() && s.code() == code) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure()
-         << expr << " is " << (s.ok() ? std::string("OK") : s.ToString()) << ", expected "
-         << code_expr;
-}
+// The code a status has of the kind `code` is: its StatusCode, or its storage Subcode.
+inline StatusCode CodeOf(const Status& s, StatusCode) { return s.code(); }
+inline Subcode CodeOf(const Status& s, Subcode) { return s.subcode(); }
 
-// "has storage subcode `subcode`" (NotFound, Conflict, Corruption, ...; common/status.h).
-template <typename S>
-::testing::AssertionResult HasCode(const char* code_expr, const char* expr, Subcode subcode,
+// "has code `code`" (a StatusCode, or a storage Subcode such as NotFound or Corruption).
+template <typename Code, typename S>
+::testing::AssertionResult HasCode(const char* code_expr, const char* expr, Code code,
                                    const S& value) {
   Status s = StatusOf(value);
-  if (!s.ok() && s.subcode() == subcode) return ::testing::AssertionSuccess();
+  if (!s.ok() && CodeOf(s, code) == code) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << expr << " is " << (s.ok() ? std::string("OK") : s.ToString()) << ", expected "
          << code_expr;

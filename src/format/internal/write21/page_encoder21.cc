@@ -615,6 +615,7 @@ struct MiniBlockPlan {
   bool rle = false;      // run-length encoding
   uint64_t num_buffers = 1;
   bool has_rep = false, has_def = false;
+  bool large_chunks = false;  // 2.2's chunk grammar (PageEncodeOptions::large_chunks)
   pb::CompressiveEncoding rep_enc, def_enc;
 };
 
@@ -699,7 +700,7 @@ Result<std::vector<std::string>> ChunkValueBuffers(const ValueWriter& vw, const 
 // chunk big.
 Result<bool> BuildChunk(const LeafPageData& page, const ValueWriter& vw, const MiniBlockPlan& plan,
                         int64_t first, int64_t n, uint64_t level_begin, uint64_t level_end,
-                        std::string* chunk) {
+                        bool large, std::string* chunk) {
   chunk->clear();
   if (level_end - level_begin > kMaxChunkLevels) return false;
   Put<uint16_t>(chunk, static_cast<uint16_t>(level_end - level_begin));
@@ -714,6 +715,10 @@ Result<bool> BuildChunk(const LeafPageData& page, const ValueWriter& vw, const M
   if (plan.has_rep) Put<uint16_t>(chunk, static_cast<uint16_t>(rep_bytes.size()));
   if (plan.has_def) Put<uint16_t>(chunk, static_cast<uint16_t>(def_bytes.size()));
   for (const auto& b : value_buffers) {
+    if (large) {  // 2.2: u32 value-buffer sizes (a larger buffer fails the chunk bound below)
+      Put<uint32_t>(chunk, static_cast<uint32_t>(b.size()));
+      continue;
+    }
     if (b.size() > kMaxChunkBuffer) return false;
     Put<uint16_t>(chunk, static_cast<uint16_t>(b.size()));
   }
@@ -778,8 +783,8 @@ Result<bool> WriteChunks(const LeafPageData& page, const ValueWriter& vw, const 
       level_end = (plan.has_rep || plan.has_def)
                       ? (last ? page.num_levels : visible[static_cast<size_t>(first + n - 1)] + 1)
                       : 0;
-      QV_ASSIGN_OR_RETURN(bool fits,
-                          BuildChunk(page, vw, plan, first, n, level_begin, level_end, &chunk));
+      QV_ASSIGN_OR_RETURN(bool fits, BuildChunk(page, vw, plan, first, n, level_begin, level_end,
+                                                plan.large_chunks, &chunk));
       if (fits) break;
       if (n == 1) return false;
       n = std::has_single_bit(static_cast<uint64_t>(n))
@@ -788,7 +793,12 @@ Result<bool> WriteChunks(const LeafPageData& page, const ValueWriter& vw, const 
     }
     const uint16_t log_n =
         last ? 0 : static_cast<uint16_t>(std::countr_zero(static_cast<uint64_t>(n)));
-    Put<uint16_t>(&out->meta, static_cast<uint16_t>(((chunk.size() / 8 - 1) << 4) | log_n));
+    const uint64_t word = ((chunk.size() / 8 - 1) << 4) | log_n;
+    if (plan.large_chunks) {
+      Put<uint32_t>(&out->meta, static_cast<uint32_t>(word));
+    } else {
+      Put<uint16_t>(&out->meta, static_cast<uint16_t>(word));
+    }
     out->data += chunk;
     if (plan.has_rep) {
       AppendRepIndexEntry(row_starts, page.num_levels, level_begin, level_end, &out->rep_index);
@@ -805,6 +815,7 @@ Result<std::optional<EncodedPage>> EncodeMiniBlock(const LeafPageData& page,
                                                    const ValueWriter& page_values,
                                                    const PageEncodeOptions& options) {
   MiniBlockPlan plan;
+  plan.large_chunks = options.large_chunks;
   QV_RETURN_IF_ERROR(PlanValues(page, page_values, &plan));
   ValueWriter index_writer(plan.dict   ? *plan.dict->indices
                            : plan.fsst ? *plan.fsst->compressed
@@ -817,6 +828,7 @@ Result<std::optional<EncodedPage>> EncodeMiniBlock(const LeafPageData& page,
   out.rows = page.rows;
   auto* layout = out.layout.mutable_mini_block_layout();
   SetLayers(page.layers, layout->mutable_layers());
+  if (options.large_chunks) layout->set_has_large_chunk(true);
   plan.has_rep = !page.rep.empty();
   plan.has_def = !page.def.empty();
   if (plan.has_rep)
