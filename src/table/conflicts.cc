@@ -115,11 +115,27 @@ Status CheckDeleteConflict(const Transaction& mine, const Transaction& theirs,
   }
 }
 
+// Lance 12's nullability barrier (conflict_resolver.rs `may_alter_nullability`,
+// `supplies_values`): a Project or Merge that does not assert preserves_nullability (older
+// writers never do) may have made a field required, so data written against the schema before
+// it may be missing values: the two conflict, retryably, in either order.
+bool MayAlterNullability(const Transaction& t) {
+  return (t.has_project() && !t.project().preserves_nullability()) ||
+         (t.has_merge() && !t.merge().preserves_nullability());
+}
+bool SuppliesValues(const Transaction& t) {
+  return t.has_append() || t.has_update() || t.has_data_replacement();
+}
+
 }  // namespace
 
 Status CheckConflict(const Transaction& mine, const Transaction& theirs, uint64_t their_version) {
   using Op = Transaction::OperationCase;
   const Op other = theirs.operation_case();
+  if ((MayAlterNullability(mine) && SuppliesValues(theirs)) ||
+      (SuppliesValues(mine) && MayAlterNullability(theirs))) {
+    return Conflict(mine, theirs, their_version, /*retryable=*/true);
+  }
   switch (mine.operation_case()) {
     case Op::kRestore:
       return Status::OK();  // a restore replaces whatever happened since

@@ -116,6 +116,8 @@ Result<CommitResult> DropColumns(const CommitTarget& target, const std::vector<s
     }
   }
   Transaction txn;
+  // A drop changes no field's nullability (Lance 12 says so too).
+  txn.mutable_project()->set_preserves_nullability(true);
   auto* schema = txn.mutable_project()->mutable_schema();
   bool any_top_level_left = false;
   for (const auto& f : m.fields()) {
@@ -133,6 +135,8 @@ Result<CommitResult> AlterColumns(const CommitTarget& target,
   if (alterations.empty()) return Status::InvalidInput("no column alterations given");
   QV_ASSIGN_OR_RETURN(auto ds, OpenLatest(target));
   Transaction txn;
+  // Renames and relaxed nullability (the only alterations quiver makes) tighten nothing.
+  txn.mutable_project()->set_preserves_nullability(true);
   auto* fields = txn.mutable_project()->mutable_schema();
   fields->CopyFrom(ds->manifest().fields());
   for (const ColumnAlteration& alt : alterations) {

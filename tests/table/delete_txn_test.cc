@@ -72,5 +72,33 @@ TEST(DeleteTransaction, ConflictsOnlyWithTheSameFragmentsOrReplacedTables) {
   EXPECT_TRUE(CheckConflict(mine, rewrite, 5).retryable());
 }
 
+// Lance 12's nullability barrier: a Project or Merge without preserves_nullability (every
+// writer before Lance 12) conflicts, retryably and in either order, with a write that supplies
+// values; with it, the usual rules apply (an append passes a projection).
+TEST(ConflictRules, ProjectionsWithoutTheNullabilityAssertionStopConcurrentValueWrites) {
+  Transaction append;
+  append.mutable_append()->add_fragments()->set_id(9);
+  Transaction update;
+  update.mutable_update()->add_removed_fragment_ids(1);
+  for (bool preserves : {false, true}) {
+    Transaction project;
+    project.mutable_project()->set_preserves_nullability(preserves);
+    Transaction merge;
+    merge.mutable_merge()->set_preserves_nullability(preserves);
+    for (const Transaction* schema_change : {&project, &merge}) {
+      Status after = CheckConflict(append, *schema_change, 5);  // my append rebases on it
+      EXPECT_EQ(after.ok(), preserves) << after.ToString();
+      if (!preserves) {
+        EXPECT_TRUE(after.retryable());
+      }
+    }
+    Status mine = CheckConflict(project, append, 5);  // my projection rebases on an append
+    EXPECT_EQ(mine.ok(), preserves) << mine.ToString();
+    EXPECT_EQ(CheckConflict(project, update, 5).ok(), preserves);
+    // A delete supplies no values: never stopped by the barrier.
+    EXPECT_TRUE(CheckConflict(DeleteTouching({1}, {}), project, 5).ok());
+  }
+}
+
 }  // namespace
 }  // namespace quiver::table

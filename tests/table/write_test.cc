@@ -324,14 +324,26 @@ TEST(WriteData, TwoPointZeroTablesStayTwoPointZero) {
   expect_20();
   EXPECT_EQ(ScanIds(root), (std::vector<int64_t>{100, 101}));
 
-  std::shared_ptr<ObjectStore> other = MemoryObjectStore::Create();
-  auto stream = arrow::MakeVectorStream(IdNameSchema(), {Batch(0, 1)});
-  WriteOptions options;
-  options.mode = WriteMode::kCreate;
-  options.commit.new_table_storage_version = "2.2";
-  auto r = WriteData(CommitTarget{other, std::nullopt}, *stream, options);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported) << r.status().ToString();
+  // 2.2 (Lance 12's default) is written; 2.3 (Lance 13's) is not, and says so.
+  for (const char* version : {"2.2", "2.3"}) {
+    std::shared_ptr<ObjectStore> other = MemoryObjectStore::Create();
+    auto stream = arrow::MakeVectorStream(IdNameSchema(), {Batch(0, 1)});
+    WriteOptions options;
+    options.mode = WriteMode::kCreate;
+    options.commit.new_table_storage_version = version;
+    auto r = WriteData(CommitTarget{other, std::nullopt}, *stream, options);
+    if (std::string(version) == "2.3") {
+      EXPECT_EQ(r.status().code(), StatusCode::kUnsupported) << r.status().ToString();
+      continue;
+    }
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    auto ds = Dataset::Open(other);
+    ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+    EXPECT_EQ((*ds)->DataStorageVersion(), "2.2");
+    for (const auto& fragment : (*ds)->manifest().fragments()) {
+      for (const auto& file : fragment.files()) EXPECT_EQ(file.file_minor_version(), 2u);
+    }
+  }
 }
 
 }  // namespace
