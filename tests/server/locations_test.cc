@@ -188,9 +188,9 @@ TEST_F(LocationsHttpTest, DeregisteredBytesStayTheirProjects) {
     // Word for word what a location that never held anything answers.
     std::string spelled = location;
     while (spelled.back() == '/') spelled.pop_back();
-    EXPECT_EQ(reply.Json().value("error", ""),
-              fmt::format("location '{}' holds no Lance dataset (no manifest under _versions/)",
-                          spelled))
+    EXPECT_EQ(
+        reply.Json().value("error", ""),
+        fmt::format("location '{}' holds no Lance dataset (no manifest under _versions/)", spelled))
         << reply.body;
   }
   EXPECT_FALSE(AlphaHasTables());
