@@ -112,18 +112,16 @@ TEST(Writer20, DictionaryIndexOverflowCutsPages) {
   EXPECT_EQ(got, want);
 }
 
-TEST(Writer20, NullTypeAndMembersUnderNullStructs) {
+TEST(Writer20, NullTypeAndNullMembersOfStructs) {
   const DataType st = DataType::Struct(
       {arrow::Field("a", DataType::Int32(), false), arrow::Field("b", DataType::Utf8(), true)});
   auto schema = std::make_shared<arrow::Schema>();
   schema->fields.emplace_back("n", DataType::Null(), true);
   schema->fields.emplace_back("s", st, true);
-  // Row 1: a null struct whose non-nullable member is null too (Arrow allows it there).
-  auto a =
-      arrow::MakeFixedArray(DataType::Int32(), std::vector<int32_t>{1, 0, 3}, {true, false, true});
-  auto b = arrow::MakeBinaryArray(DataType::Utf8(), {"x", "y", "z"});
+  auto a = arrow::MakeFixedArray(DataType::Int32(), std::vector<int32_t>{1, 0, 3});
+  auto b = arrow::MakeBinaryArray(DataType::Utf8(), {"x", "", "z"}, {true, false, true});
   ASSERT_TRUE(a.ok() && b.ok());
-  auto s = arrow::MakeStructArray(st, 3, {*a, *b}, {true, false, true});
+  auto s = arrow::MakeStructArray(st, 3, {*a, *b});
   auto n = arrow::MakeNullArray(DataType::Null(), 3);
   ASSERT_TRUE(s.ok() && n.ok());
   Written w = Write20(*schema, {arrow::RecordBatch{schema, 3, {*n, *s}}});
@@ -142,13 +140,38 @@ TEST(Writer20, NullTypeAndMembersUnderNullStructs) {
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   EXPECT_EQ(all->columns[0]->type.id(), arrow::TypeId::kNull);
   EXPECT_EQ(all->columns[0]->length, 3);
-  // No struct validity in 2.0: the null struct is a struct of a kept `a` and a null `b`.
-  auto want_a = arrow::MakeFixedArray(DataType::Int32(), std::vector<int32_t>{1, 0, 3});
-  auto want_b = arrow::MakeBinaryArray(DataType::Utf8(), {"x", "", "z"}, {true, false, true});
-  auto want = arrow::MakeStructArray(st, 3, {*want_a, *want_b});
-  ASSERT_TRUE(want.ok());
-  auto d = arrow::Diff(*all->columns[1], **want);
+  auto d = arrow::Diff(*all->columns[1], **s);
   EXPECT_FALSE(d.has_value()) << *d;
+}
+
+// 2.0 cannot say a struct is null. Lance 8 wrote a null struct as a struct of nulls; Lance 12
+// refuses it (lance#8507), and so does quiver, with Lance 12's words, publishing nothing.
+TEST(Writer20, ANullStructIsRefusedAsLance12RefusesIt) {
+  const DataType inner = DataType::Struct({arrow::Field("x", DataType::Int32(), true)});
+  const DataType outer = DataType::Struct({arrow::Field("in", inner, true)});
+  auto schema = std::make_shared<arrow::Schema>();
+  schema->fields.emplace_back("s", outer, true);
+  auto x = arrow::MakeFixedArray(DataType::Int32(), std::vector<int32_t>{1, 2, 3});
+  ASSERT_TRUE(x.ok());
+  // The null is one level down: the outer struct is valid everywhere.
+  auto in = arrow::MakeStructArray(inner, 3, {*x}, {true, false, true});
+  ASSERT_TRUE(in.ok());
+  auto s = arrow::MakeStructArray(outer, 3, {*in});
+  ASSERT_TRUE(s.ok());
+  auto store = MemoryObjectStore::Create();
+  auto lance = FromArrowSchema(*schema);
+  ASSERT_TRUE(lance.ok());
+  FileWriteOptions options;
+  options.version = FileVersion::kV2_0;
+  auto writer = LanceFileWriter::Open(store, "f.lance", *lance, options);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  Status wrote = (*writer)->Write(arrow::RecordBatch{schema, 3, {*s}});
+  ASSERT_EQ(wrote.code(), StatusCode::kInvalidInput) << wrote.ToString();
+  EXPECT_EQ(wrote.message(),
+            "The struct field `in` contains 1 null value(s), but Lance file version 2.0 does not "
+            "encode struct validity; use file version 2.1 or later");
+  EXPECT_FALSE((*writer)->Finish().ok());
+  EXPECT_TRUE(store->ListAll("")->empty());
 }
 
 TEST(Writer20, StructHeaderIsOnePageOverManyMemberPages) {

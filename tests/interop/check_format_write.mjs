@@ -99,9 +99,12 @@ const MAX_ROWS_PER_FILE = [
 ];
 // Tables imported with small pages (--page-bytes): 2.0 columns of many pages each, list offsets
 // and items pages cut together, struct headers of one page over multi-page members.
+// (The tables with null structs are refused in 2.0 now, as by Lance 12; the `none` tier keeps
+// LanceDB reading quiver's multi-page 2.0 columns.)
 const PAGE_BYTES = [
   [/^multipage_v20$/, 16384],
-  [/^m_r10{4,5}_some_v20$/, 65536],
+  [/^m_r10{4,5}_(some|none)_v20$/, 65536],
+  [/^m_r1000_none_v20$/, 4096],
 ];
 const is20 = (info) => info.storage_version === "2.0";
 // The table that also gets the projected/filtered, offset/limit, withRowId and head --json checks.
@@ -336,6 +339,13 @@ async function checkTable(name, info, db) {
   rec.steps.import_s = +((performance.now() - s) / 1000).toFixed(2);
   fs.rmSync(stream, { force: true });
   if (!imp.ok) {
+    // quiver, like Lance 12 (lance#8507), will not write a null struct into a 2.0 file (it could
+    // not read back as written): that refusal, with Lance 12's words, is what is expected here.
+    if (v20 && /does not encode struct validity; use file version 2\.1 or later/.test(imp.out)) {
+      rec.notes.push(`quiver refuses, as Lance 12 does: ${imp.out.trim().split("\n").pop()}`);
+      rec.refused_as_lance12 = true;
+      return rec;
+    }
     fail(rec, "quiver import", imp.out);
     return rec;
   }
@@ -489,7 +499,7 @@ async function main() {
     const secs = ["import", "read", "add_optimize", "read2", "export", "control"].filter((k) => st[`${k}_s`] !== undefined)
       .map((k) => `${k.replace("_optimize", "+opt")} ${st[`${k}_s`]}`).join(", ");
     console.log(
-      `${ok ? (rec.lancedb_limitations.length ? "ok* " : "ok  ") : "FAIL"} ${name.padEnd(20)} rows=${String(rec.rows).padStart(6)} ` +
+      `${ok ? (rec.refused_as_lance12 ? "REF " : rec.lancedb_limitations.length ? "ok* " : "ok  ") : "FAIL"} ${name.padEnd(20)} rows=${String(rec.rows).padStart(6)} ` +
       `fragments=${rec.fragments ?? "?"} quiver=${rec.quiver_files ?? "-"} after=${rec.lancedb_files ?? "-"}` +
       `${rec.compaction ? ` compacted ${rec.compaction.fragments_removed}→${rec.compaction.fragments_added}` : ""} (${secs} s)`);
     for (const f of rec.failures.slice(0, 20)) console.log(`       ${f}`);
@@ -501,9 +511,11 @@ async function main() {
   }
   const failed = results.filter((r) => r.failures.length);
   const limited = results.filter((r) => r.lancedb_limitations.length);
+  const refused = results.filter((r) => r.refused_as_lance12);
   fs.writeFileSync(path.join(SCRATCH, "results.json"), JSON.stringify(results, null, 1) + "\n");
   console.log(`\n${results.length - failed.length}/${results.length} tables ok` +
-    `${limited.length ? ` (ok*: ${limited.length} with LanceDB limitations that LanceDB alone shows too: ${limited.map((r) => r.name).join(", ")})` : ""}; ` +
+    `${limited.length ? ` (ok*: ${limited.length} with LanceDB limitations that LanceDB alone shows too: ${limited.map((r) => r.name).join(", ")})` : ""}` +
+    `${refused.length ? ` (REF: ${refused.length} with null structs in 2.0, refused by quiver as by Lance 12: ${refused.map((r) => r.name).join(", ")})` : ""}; ` +
     `${((performance.now() - t0) / 1000).toFixed(1)}s; details in ${path.join(SCRATCH, "results.json")}`);
   if (failed.length) console.log(`FAILED: ${failed.map((r) => `${r.name} (${r.failures.length})`).join(", ")}`);
   process.exitCode = failed.length ? 1 : 0;

@@ -279,24 +279,29 @@ class ListNode final : public WriteNode20 {
 };
 
 // A struct's header column (one SimpleStruct page at Finish, rows = every row written) and its
-// members. A null struct makes its nullable members null in that row.
+// members. A 2.0 file cannot say a struct is null: Lance 8 wrote a null struct as a struct of
+// nulls, Lance 12 refuses it (lance#8507: the data would not read back as written), and so does
+// quiver, with Lance 12's message.
 class StructNode final : public WriteNode20 {
  public:
-  StructNode(uint32_t column, bool nullable, std::vector<std::unique_ptr<WriteNode20>> members)
-      : column_(column), nullable_(nullable), members_(std::move(members)) {}
+  StructNode(std::string name, uint32_t column, std::vector<std::unique_ptr<WriteNode20>> members)
+      : name_(std::move(name)), column_(column), members_(std::move(members)) {}
 
   Status Append(const ArrayData& a, const uint8_t* mask, const PageSink20& sink) override {
-    rows_ += static_cast<uint64_t>(a.length);
-    std::vector<uint8_t> combined;
-    const uint8_t* member_mask = mask;
-    if (nullable_ && a.null_count > 0) {
-      combined.resize(static_cast<size_t>(a.length));
-      for (int64_t i = 0; i < a.length; ++i) combined[i] = RowValid(a, i, mask) ? 1 : 0;
-      member_mask = combined.data();
+    int64_t nulls = 0;
+    if (!a.buffers.empty() && a.buffers[0] != nullptr) {
+      for (int64_t i = 0; i < a.length; ++i) nulls += arrow::IsNull(a, i) ? 1 : 0;
     }
+    if (nulls > 0) {
+      return Status::InvalidInput(fmt::format(
+          "The struct field `{}` contains {} null value(s), but Lance file version 2.0 does not "
+          "encode struct validity; use file version 2.1 or later",
+          name_, nulls));
+    }
+    rows_ += static_cast<uint64_t>(a.length);
     for (size_t k = 0; k < members_.size(); ++k) {
       QV_RETURN_IF_ERROR(
-          members_[k]->Append(*arrow::StructField(a, static_cast<int>(k)), member_mask, sink));
+          members_[k]->Append(*arrow::StructField(a, static_cast<int>(k)), mask, sink));
     }
     return Status::OK();
   }
@@ -321,8 +326,8 @@ class StructNode final : public WriteNode20 {
   }
 
  private:
+  std::string name_;
   uint32_t column_;
-  bool nullable_;
   std::vector<std::unique_ptr<WriteNode20>> members_;
   uint64_t rows_ = 0;
 };
@@ -349,7 +354,7 @@ Result<std::unique_ptr<WriteNode20>> MakeNode(const SchemaField& field, const ar
       members.push_back(std::move(member));
     }
     return std::unique_ptr<WriteNode20>(
-        std::make_unique<StructNode>(column, arrow.nullable, std::move(members)));
+        std::make_unique<StructNode>(field.name, column, std::move(members)));
   }
   if (id == TypeId::kList || id == TypeId::kLargeList) {
     if (field.children.size() != 1) {
