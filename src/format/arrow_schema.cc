@@ -131,6 +131,13 @@ Result<DataType> ScalarType(std::string_view logical, int depth = 0) {
 
 Result<DataType> ToArrowType(const SchemaField& field) {
   const std::string& logical = field.logical_type;
+  if (logical == "map") {
+    // Lance 12 (file format 2.2) writes Arrow maps; quiver's Arrow model has no Map type yet.
+    return Status::Unsupported(fmt::format(
+        "field '{}' (id {}) is a Map column (Lance file format 2.2), which quiver cannot read "
+        "yet",
+        field.name, field.id));
+  }
   if (logical == "struct") {
     std::vector<arrow::Field> members;
     for (const SchemaField& child : field.children) {

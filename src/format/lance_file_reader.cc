@@ -29,6 +29,16 @@ std::string_view FileVersionName(FileVersion version) {
 
 namespace {
 
+// The first struct (at any depth) whose metadata asks Lance to pack it; nullptr when none.
+const SchemaField* FindPackedStruct(const std::vector<SchemaField>& fields) {
+  for (const SchemaField& f : fields) {
+    auto it = f.metadata.find("lance-encoding:packed");
+    if (f.logical_type == "struct" && it != f.metadata.end() && it->second == "true") return &f;
+    if (const SchemaField* inner = FindPackedStruct(f.children)) return inner;
+  }
+  return nullptr;
+}
+
 using internal::DecodedPage;
 using internal::FileContainer;
 using internal::LayerKind;
@@ -612,6 +622,15 @@ Result<std::unique_ptr<arrow::BatchStream>> LanceFileReader::Read(
     next += static_cast<uint32_t>(leaves[i].size());
   }
   if (next != container_->columns.size()) {
+    // A struct Lance stores packed (its members in one column, `lance-encoding:packed`) makes
+    // the file hold fewer columns than the schema has leaves: a layout quiver cannot read yet,
+    // not a damaged file.
+    if (const SchemaField* packed = FindPackedStruct(lance_schema_.fields)) {
+      return Status::Unsupported(fmt::format(
+          "{}: field '{}' (id {}) is a packed struct (lance-encoding:packed: its members are "
+          "stored in one column), which quiver cannot read yet",
+          what, packed->name, packed->id));
+    }
     return Status::Corruption(fmt::format("{}: the schema has {} leaf columns, the file {}", what,
                                           next, container_->columns.size()));
   }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "format/arrow_schema.h"
 #include "format/lance_proto.h"
 
 namespace quiver::format {
@@ -75,6 +76,21 @@ TEST(SchemaTest, MapsLogicalTypesToJsonArrowNames) {
       EXPECT_FALSE(t.contains("length")) << c.logical;
     }
   }
+}
+
+// Lance 12 writes Map columns (file format 2.2); quiver's Arrow model has none yet, and says so
+// (Unsupported naming the field), not Corruption.
+TEST(SchemaTest, AMapColumnIsUnsupportedAndNamed) {
+  SchemaField map;
+  map.id = 3;
+  map.name = "m";
+  map.logical_type = "map";
+  map.children.push_back(SchemaField{4, 3, "entries", "struct", false, {}, {}});
+  auto type = ToArrowType(map);
+  ASSERT_EQ(type.status().code(), StatusCode::kUnsupported) << type.status().ToString();
+  EXPECT_EQ(type.status().message(),
+            "field 'm' (id 3) is a Map column (Lance file format 2.2), which quiver cannot read "
+            "yet");
 }
 
 TEST(SchemaTest, RejectsOrphansAndDuplicateIds) {
