@@ -93,22 +93,22 @@ Result<std::map<std::string, BranchInfo>> ListBranches(ObjectStore& root) {
 
 namespace {
 
-// Reads and parses one ref file; a missing (or unaddressable) one is `missing_code`.
+// Reads and parses the ref file of `what` `name`; a missing (or unaddressable) one is that ref's
+// not-found code (RefReadError).
 template <typename Info, typename Parse>
-Result<Info> GetRef(ObjectStore& root, const std::string& key, StatusCode missing_code,
-                    const std::string& missing_message, Parse parse) {
+Result<Info> GetRef(ObjectStore& root, const std::string& key, std::string_view what,
+                    std::string_view name, Parse parse) {
   auto got = root.Get(key);
-  if (!got.ok()) return RefReadError(got.status(), missing_code, missing_message);
+  if (!got.ok()) return RefReadError(got.status(), what, name);
   return parse(got->data, key);
 }
 
 }  // namespace
 
-Status RefReadError(const Status& read, StatusCode missing_code, std::string missing_message) {
-  if (read.IsNotFound() || read.IsInvalidInput()) {
-    return Status(missing_code, std::move(missing_message));
-  }
-  return read;
+Status RefReadError(const Status& read, std::string_view what, std::string_view name) {
+  if (!read.IsNotFound() && !read.IsInvalidInput()) return read;
+  return Status(what == "tag" ? StatusCode::kTableTagNotFound : StatusCode::kTableBranchNotFound,
+                fmt::format("{} '{}' does not exist", what, name));
 }
 
 Status CheckRefNameLength(std::string_view name, std::string_view what) {
@@ -126,8 +126,7 @@ std::string TagKey(std::string_view name) {
 }
 
 Result<TagInfo> GetTag(ObjectStore& root, const std::string& name) {
-  return GetRef<TagInfo>(root, TagKey(name), StatusCode::kTableTagNotFound,
-                         fmt::format("tag '{}' does not exist", name), ParseTagJson);
+  return GetRef<TagInfo>(root, TagKey(name), "tag", name, ParseTagJson);
 }
 
 std::string BranchRefKey(std::string_view name) {
@@ -135,8 +134,7 @@ std::string BranchRefKey(std::string_view name) {
 }
 
 Result<BranchInfo> GetBranch(ObjectStore& root, const std::string& name) {
-  return GetRef<BranchInfo>(root, BranchRefKey(name), StatusCode::kTableBranchNotFound,
-                            fmt::format("branch '{}' does not exist", name), ParseBranchJson);
+  return GetRef<BranchInfo>(root, BranchRefKey(name), "branch", name, ParseBranchJson);
 }
 
 std::string EncodeBranchFileName(std::string_view branch) {

@@ -37,10 +37,11 @@ struct BranchInfo {
 inline constexpr size_t kMaxRefNameBytes = 200;
 // InvalidInput when `name` (a `what`: "tag" or "branch") is longer than kMaxRefNameBytes.
 Status CheckRefNameLength(std::string_view name, std::string_view what);
-// A store error from reading a ref file, as the caller answers it: NotFound, or InvalidInput (a
-// key the store cannot hold, so a name over the limit: no such ref), becomes `missing_code` with
-// `missing_message`; any other error passes through. REQUIRES: !read.ok().
-Status RefReadError(const Status& read, StatusCode missing_code, std::string missing_message);
+// A store error from reading the ref file of `what` ("tag" or "branch") `name`, as callers
+// answer it: NotFound, or InvalidInput (a key the store cannot hold, so a name over the limit:
+// no such ref), becomes TableTagNotFound / TableBranchNotFound ("tag 'x' does not exist"); any
+// other error passes through. REQUIRES: !read.ok().
+Status RefReadError(const Status& read, std::string_view what, std::string_view name);
 
 inline constexpr std::string_view kTagsDir = "_refs/tags/";
 inline constexpr std::string_view kBranchesDir = "_refs/branches/";

@@ -10,10 +10,6 @@
 namespace quiver::table {
 namespace {
 
-std::string TagMissing(std::string_view name) {
-  return fmt::format("tag '{}' does not exist", name);
-}
-
 // The manifest size of `target`, which must exist (on its branch).
 Result<uint64_t> TargetManifestSize(const std::shared_ptr<ObjectStore>& root,
                                     const TagTarget& target) {
@@ -80,7 +76,7 @@ Result<TagInfo> UpdateTag(const std::shared_ptr<ObjectStore>& root, const std::s
                           const TagTarget& target, const Clock* clock) {
   QV_RETURN_IF_ERROR(ValidateTagName(name));
   auto got = root->Get(TagKey(name));
-  if (!got.ok()) return RefReadError(got.status(), StatusCode::kTableTagNotFound, TagMissing(name));
+  if (!got.ok()) return RefReadError(got.status(), "tag", name);
   QV_ASSIGN_OR_RETURN(TagInfo old, ParseTagJson(got->data, TagKey(name)));
   // Parsed as ParseTagJson just did, keeping the key order of the metadata carried over.
   auto reparsed = ParseOrderedJson(got->data);
@@ -112,7 +108,7 @@ Status DeleteTag(const std::shared_ptr<ObjectStore>& root, const std::string& na
   QV_RETURN_IF_ERROR(ValidateTagName(name));
   auto head = root->Head(TagKey(name));
   if (!head.ok()) {
-    return RefReadError(head.status(), StatusCode::kTableTagNotFound, TagMissing(name));
+    return RefReadError(head.status(), "tag", name);
   }
   return root->Delete(TagKey(name));
 }
