@@ -122,7 +122,7 @@ Result<ArrayPtr> MakeNullArray(const DataType& type, int64_t length, MemoryPool*
   if (IsFixedWidth(type)) {
     QV_ASSIGN_OR_RETURN(auto values, Buffer::Allocate(BytesForBits(length * BitWidth(type)), pool));
     out->buffers.push_back(std::move(values));
-  } else if (IsBinaryLike(id) || id == TypeId::kList || id == TypeId::kLargeList) {
+  } else if (IsBinaryLike(id) || IsOffsetList(id)) {
     QV_ASSIGN_OR_RETURN(auto offsets, Buffer::Allocate((length + 1) * OffsetWidth(id), pool));
     out->buffers.push_back(std::move(offsets));
     if (IsBinaryLike(id)) {
@@ -236,7 +236,7 @@ class Validator {
       }
       return CheckBuffer(a, 1, NeededBytes(end, BitWidth(a.type)), path, "values");
     }
-    if (IsBinaryLike(id) || id == TypeId::kList || id == TypeId::kLargeList) {
+    if (IsBinaryLike(id) || IsOffsetList(id)) {
       int64_t first = 0, last = 0;
       if (Status s = CheckOffsets(a, path, &first, &last); !s.ok()) return s;
       if (IsBinaryLike(id)) {
@@ -250,6 +250,15 @@ class Validator {
       if (a.children[0]->length < last) {
         return Fail(path, "offsets reach " + std::to_string(last) + " but the items have " +
                               std::to_string(a.children[0]->length) + " rows");
+      }
+      if (id == TypeId::kMap) {
+        // Arrow's map: entries are never null, nor are their keys.
+        const ArrayData& entries = *a.children[0];
+        if (entries.type.id() != TypeId::kStruct || entries.children.size() != 2) {
+          return Fail(path, "a map's entries must be a struct of key and value");
+        }
+        if (entries.null_count != 0) return Fail(path, "a map has null entries");
+        if (entries.children[0]->null_count != 0) return Fail(path, "a map has null keys");
       }
       return Check(*a.children[0], Join(path, "items"));
     }
@@ -477,7 +486,7 @@ Result<ArrayPtr> MakeBinaryArray(const DataType& type, const std::vector<std::st
 
 Result<ArrayPtr> MakeListArray(const DataType& type, const std::vector<int64_t>& offsets,
                                ArrayPtr items, const std::vector<bool>& valid, MemoryPool* pool) {
-  if (type.id() != TypeId::kList && type.id() != TypeId::kLargeList) {
+  if (!IsOffsetList(type.id())) {
     return Status::InvalidInput("MakeListArray: " + type.ToString() + " is not a list");
   }
   if (offsets.empty())

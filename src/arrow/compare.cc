@@ -113,6 +113,7 @@ class Differ {
         break;
       case TypeId::kList:
       case TypeId::kLargeList:
+      case TypeId::kMap:
       case TypeId::kFixedSizeList: {
         auto [ab, ae] = ListRange(a, i);
         auto [bb, be] = ListRange(b, j);

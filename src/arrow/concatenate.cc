@@ -101,7 +101,7 @@ Result<ArrayPtr> Concatenate(const std::vector<ArrayPtr>& arrays, MemoryPool* po
     out->buffers.push_back(std::move(values));
     return ArrayPtr(out);
   }
-  if (IsBinaryLike(id) || id == TypeId::kList || id == TypeId::kLargeList) {
+  if (IsBinaryLike(id) || IsOffsetList(id)) {
     std::vector<std::pair<int64_t, int64_t>> ranges;
     QV_ASSIGN_OR_RETURN(auto offsets, ConcatOffsets(arrays, total, &ranges, pool));
     out->buffers.push_back(std::move(offsets));

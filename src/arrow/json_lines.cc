@@ -410,6 +410,7 @@ void AppendJsonValue(const ArrayData& a, int64_t i, std::string* out) {
       return;
     case TypeId::kList:
     case TypeId::kLargeList:
+    case TypeId::kMap:  // its entries, [{"key": k, "value": v}, ...]: lossless, unlike an object
     case TypeId::kFixedSizeList: {
       auto [begin, end] = ListRange(a, i);
       out->push_back('[');

@@ -73,6 +73,14 @@ DataType DataType::Struct(std::vector<Field> members) {
   return t;
 }
 
+DataType DataType::Map(Field entries, bool keys_sorted) {
+  assert(entries.type.id() == TypeId::kStruct && entries.type.children().size() == 2);
+  DataType t(TypeId::kMap);
+  t.ordered_ = keys_sorted;
+  t.children_.push_back(std::move(entries));
+  return t;
+}
+
 DataType DataType::Dictionary(TypeId index, DataType value, bool ordered) {
   assert(IsInteger(index));
   DataType t(TypeId::kDictionary);
@@ -107,6 +115,8 @@ bool DataType::operator==(const DataType& other) const {
     case TypeId::kLargeList:
     case TypeId::kStruct:
       return children_ == other.children_;
+    case TypeId::kMap:
+      return ordered_ == other.ordered_ && children_ == other.children_;
     case TypeId::kDictionary:
       return index_ == other.index_ && ordered_ == other.ordered_ &&
              dictionary_value() == other.dictionary_value();
@@ -194,6 +204,11 @@ std::string DataType::ToString() const {
     case TypeId::kDictionary:
       return "dictionary<values=" + dictionary_value().ToString() +
              ", indices=" + std::string(SimpleName(index_)) + (ordered_ ? ", ordered" : "") + ">";
+    case TypeId::kMap: {
+      const std::vector<Field>& kv = children_[0].type.children();
+      return "map<" + kv[0].type.ToString() + ", " + kv[1].type.ToString() +
+             (kv[1].nullable ? "" : " not null") + (ordered_ ? ", keys_sorted" : "") + ">";
+    }
     default:
       return "?";
   }
@@ -291,8 +306,18 @@ bool IsLargeOffsets(TypeId id) {
   return id == TypeId::kLargeUtf8 || id == TypeId::kLargeBinary || id == TypeId::kLargeList;
 }
 
-bool IsListLike(TypeId id) {
-  return id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kFixedSizeList;
+bool IsListLike(TypeId id) { return IsOffsetList(id) || id == TypeId::kFixedSizeList; }
+
+bool IsOffsetList(TypeId id) {
+  return id == TypeId::kList || id == TypeId::kLargeList || id == TypeId::kMap;
+}
+
+bool ContainsType(const DataType& type, TypeId id) {
+  if (type.id() == id) return true;
+  for (const Field& child : type.children()) {
+    if (ContainsType(child.type, id)) return true;
+  }
+  return false;
 }
 
 bool IsFixedWidth(const DataType& type) {

@@ -45,6 +45,7 @@ enum class TypeId : uint8_t {
   kFixedSizeList,
   kStruct,
   kDictionary,
+  kMap,  // a list (int32 offsets) of struct<key not null, value> entries
 };
 
 enum class TimeUnit : uint8_t { kSecond, kMilli, kMicro, kNano };
@@ -97,6 +98,9 @@ class DataType {
   // REQUIRES: list_size >= 0.
   static DataType FixedSizeList(Field item, int32_t list_size);
   static DataType Struct(std::vector<Field> members);
+  // `entries` is the non-nullable struct<key, value> of one map entry (Arrow names it
+  // "entries", its members "key" and "value"). REQUIRES: entries is a struct of two members.
+  static DataType Map(Field entries, bool keys_sorted = false);
   // REQUIRES: index is one of the eight integer type ids.
   static DataType Dictionary(TypeId index, DataType value, bool ordered = false);
 
@@ -108,16 +112,19 @@ class DataType {
   int32_t byte_width() const { return width_; }  // fixed-size binary
   int32_t list_size() const { return width_; }   // fixed-size list
   bool ordered() const { return ordered_; }      // dictionary
+  bool keys_sorted() const { return ordered_; }  // map
   TypeId index_type() const { return index_; }   // dictionary
 
-  // List, large list and fixed-size list: one child (the item); struct: its members;
-  // dictionary: one child whose type is the value type (its name and nullability unused).
+  // List, large list, fixed-size list and map: one child (the item; a map's is its entries
+  // struct); struct: its members; dictionary: one child whose type is the value type (its name
+  // and nullability unused).
   const std::vector<Field>& children() const { return children_; }
   const Field& item() const;                 // REQUIRES: a list type
   const DataType& dictionary_value() const;  // REQUIRES: kDictionary
 
   // Human-readable, e.g. "int32", "timestamp[ms, tz=UTC]", "list<item: utf8>",
-  // "struct<a: int32, b: utf8 not null>", "dictionary<values=utf8, indices=int32>".
+  // "struct<a: int32, b: utf8 not null>", "dictionary<values=utf8, indices=int32>",
+  // "map<utf8, int32>".
   std::string ToString() const;
 
   bool operator==(const DataType& other) const;
@@ -178,14 +185,18 @@ bool IsFloating(TypeId id);
 // Binary, utf8 and their large variants (validity, offsets, data).
 bool IsBinaryLike(TypeId id);
 bool IsLargeOffsets(TypeId id);  // large_utf8, large_binary, large_list
-bool IsListLike(TypeId id);      // list, large_list, fixed_size_list
+bool IsListLike(TypeId id);      // list, large_list, fixed_size_list, map
+// Lists laid out as validity + offsets + one child: list, large_list and map.
+bool IsOffsetList(TypeId id);
+// Whether `type` or any type nested in it (members, items, dictionary values) has id `id`.
+bool ContainsType(const DataType& type, TypeId id);
 // Types whose values are one fixed-width buffer: integers, floats, dates, timestamps, decimals,
 // fixed-size binary, and bool (bit-packed, width 1).
 bool IsFixedWidth(const DataType& type);
 // Bits per value of a fixed-width type (bool: 1, fixed_size_binary[w]: 8w); 0 for other types.
 int64_t BitWidth(const DataType& type);
 // How many buffers an array of this type has in the Arrow layout (the validity bitmap counted):
-// null 0; fixed-width 2; binary-like 3; list 2; fixed-size list and struct 1; dictionary 2
+// null 0; fixed-width 2; binary-like 3; list and map 2; fixed-size list and struct 1; dictionary 2
 // (validity, indices).
 int NumBuffers(TypeId id);
 

@@ -132,11 +132,21 @@ Result<DataType> ScalarType(std::string_view logical, int depth = 0) {
 Result<DataType> ToArrowType(const SchemaField& field) {
   const std::string& logical = field.logical_type;
   if (logical == "map") {
-    // Lance 12 (file format 2.2) writes Arrow maps; quiver's Arrow model has no Map type yet.
-    return Status::Unsupported(fmt::format(
-        "field '{}' (id {}) is a Map column (Lance file format 2.2), which quiver cannot read "
-        "yet",
-        field.name, field.id));
+    // Lance 12 (file format 2.2): one child, the entries struct<key, value>, as Arrow has it.
+    if (field.children.size() != 1) {
+      return Status::Corruption(fmt::format("map field '{}' (id {}) has {} children", field.name,
+                                            field.id, field.children.size()));
+    }
+    QV_ASSIGN_OR_RETURN(arrow::Field entries, ToArrowField(field.children[0]));
+    if (entries.type.id() != TypeId::kStruct || entries.type.children().size() != 2 ||
+        entries.type.children()[0].nullable) {
+      return Status::Corruption(fmt::format(
+          "map field '{}' (id {}) needs entries of a non-nullable key and a value, not {}",
+          field.name, field.id, entries.type.ToString()));
+    }
+    // Arrow's entries are never null; Lance writes the child non-nullable as well.
+    entries.nullable = false;
+    return DataType::Map(std::move(entries));
   }
   if (logical == "struct") {
     std::vector<arrow::Field> members;
@@ -245,6 +255,13 @@ Result<std::string> ToLogicalType(const DataType& type) {
     case TypeId::kLargeList:
       return std::string(type.item().type.id() == TypeId::kStruct ? "large_list.struct"
                                                                   : "large_list");
+    case TypeId::kMap:
+      if (type.keys_sorted()) {
+        // Lance refuses them too: Python's Arrow would lose the flag.
+        return Status::Unsupported("Lance stores maps only with keys_sorted=false: " +
+                                   type.ToString());
+      }
+      return std::string("map");
     case TypeId::kDictionary: {
       QV_ASSIGN_OR_RETURN(std::string value, ToLogicalType(type.dictionary_value()));
       QV_ASSIGN_OR_RETURN(std::string key, ToLogicalType(arrow::SimpleType(type.index_type())));
@@ -271,8 +288,7 @@ void AssignIds(const arrow::Field& field, int32_t parent, int32_t* next,
   }
   f.logical_type = *logical;
   const arrow::TypeId id = field.type.id();
-  if (id == arrow::TypeId::kStruct || id == arrow::TypeId::kList ||
-      id == arrow::TypeId::kLargeList) {
+  if (id == arrow::TypeId::kStruct || arrow::IsOffsetList(id)) {
     for (const auto& child : field.type.children()) {
       AssignIds(child, f.id, next, &f.children, status);
     }
@@ -298,7 +314,7 @@ Result<Schema> FromArrowSchema(const arrow::Schema& schema) {
 
 bool IsLeaf21(const SchemaField& field) {
   return !internal::IsStructLogicalType(field.logical_type) &&
-         !internal::IsListLogicalType(field.logical_type);
+         !internal::IsListLogicalType(field.logical_type) && field.logical_type != "map";
 }
 
 void CollectLeaves21(const SchemaField& field, std::vector<std::vector<int>>* paths,

@@ -371,7 +371,7 @@ class Assembler {
       }
       return arrow::ArrayPtr(out);
     }
-    if (id == arrow::TypeId::kList || id == arrow::TypeId::kLargeList) {
+    if (arrow::IsOffsetList(id)) {
       if (!layer.is_list) return Status::Corruption("an item layer where the schema has a list");
       std::vector<int> child = prefix;
       child.push_back(0);
@@ -599,6 +599,13 @@ Result<std::unique_ptr<arrow::BatchStream>> LanceFileReader::ReadV20(
   const std::string& what = container_->what;
   QV_ASSIGN_OR_RETURN(std::vector<size_t> selected,
                       SelectFields(lance_schema_, request.field_ids, what));
+  for (size_t i : selected) {
+    if (arrow::ContainsType(schema_->fields[i].type, arrow::TypeId::kMap)) {
+      return Status::Corruption(
+          fmt::format("{}: field '{}' is a Map, which file format 2.0 cannot hold", what,
+                      schema_->fields[i].name));
+    }
+  }
   QV_ASSIGN_OR_RETURN(auto ranges, ResolveRanges(request.row_ranges, container_->num_rows, what));
   auto out_schema = std::make_shared<arrow::Schema>();
   out_schema->metadata = schema_->metadata;

@@ -84,7 +84,7 @@ Status CheckNestedNulls(const arrow::Field& field, const arrow::ArrayData& array
       }
       QV_RETURN_IF_ERROR(CheckNestedNulls(member, *child, path + "." + member.name));
     }
-  } else if (id == arrow::TypeId::kList || id == arrow::TypeId::kLargeList) {
+  } else if (arrow::IsOffsetList(id)) {
     QV_RETURN_IF_ERROR(CheckNestedNulls(field.type.item(), *array.children[0], path + ".item"));
   }
   return Status::OK();
@@ -194,6 +194,18 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(std::shared_ptr<O
   if (options.page_bytes == 0) return Status::InvalidInput("page_bytes must be > 0");
   auto state = std::make_unique<internal::FileWriterState>();
   QV_ASSIGN_OR_RETURN(state->arrow_schema, ToArrowSchema(schema));
+  if (options.version != FileVersion::kV2_2) {
+    for (const arrow::Field& field : state->arrow_schema.fields) {
+      if (arrow::ContainsType(field.type, arrow::TypeId::kMap)) {
+        // Lance's own rule: its 2.0 and 2.1 grammars have no map.
+        return Status::InvalidInput(fmt::format(
+            "column '{}' ({}): Map columns are only supported in Lance file format 2.2 and later; "
+            "this file is {} (create the table with --storage-version 2.2)",
+            field.name, field.type.ToString(),
+            options.version == FileVersion::kV2_0 ? "2.0" : "2.1"));
+      }
+    }
+  }
   arrow::MemoryPool* pool = options.pool != nullptr ? options.pool : arrow::MemoryPool::Default();
   if (options.version == FileVersion::kV2_0) {
     QV_ASSIGN_OR_RETURN(

@@ -123,7 +123,7 @@ uint64_t ApproxBytes(const arrow::ArrayData& a) {
     return bytes + length * static_cast<uint64_t>(arrow::IntegerByteWidth(a.type.index_type())) +
            ApproxBytes(*a.dictionary);
   }
-  if (arrow::IsBinaryLike(id) || id == arrow::TypeId::kList || id == arrow::TypeId::kLargeList) {
+  if (arrow::IsBinaryLike(id) || arrow::IsOffsetList(id)) {
     bytes += length * (arrow::IsLargeOffsets(id) ? 8 : 4);
     const int64_t first = arrow::OffsetValue(a, 0);
     const int64_t last = arrow::OffsetValue(a, a.length);

@@ -914,6 +914,27 @@ TEST(Validate, RejectsChildTypeMismatches) {
   ExpectCorrupt(*s, "struct has 2 children, type 1");
 }
 
+// Arrow's map: a list of non-null entries whose keys are never null.
+TEST(Validate, MapsNeedNonNullEntriesAndKeys) {
+  const DataType entries_type =
+      DataType::Struct({Field("key", DataType::Utf8(), false), Field("value", DataType::Int32())});
+  const DataType map = DataType::Map(Field("entries", entries_type, false));
+  auto keys = Must(MakeBinaryArray(DataType::Utf8(), {"a", "b", "c"}));
+  auto values = Must(MakeFixedArray<int32_t>(DataType::Int32(), {1, 2, 3}, {true, false, true}));
+  auto entries = Must(MakeStructArray(entries_type, 3, {keys, values}));
+  auto good = Must(MakeListArray(map, {0, 2, 2, 3}, entries, {true, false, true}));
+  ExpectValid(*good);
+  EXPECT_EQ(good->type.ToString(), "map<utf8, int32>");
+  auto null_entry = Copy(Must(MakeListArray(map, {0, 3}, entries)));
+  null_entry->children[0] =
+      Must(MakeStructArray(entries_type, 3, {keys, values}, {true, false, true}));
+  ExpectCorrupt(*null_entry, "a map has null entries");
+  auto null_keys = Must(MakeBinaryArray(DataType::Utf8(), {"a", "", "c"}, {true, false, true}));
+  auto bad = Copy(Must(MakeListArray(map, {0, 3}, entries)));
+  bad->children[0] = Must(MakeStructArray(entries_type, 3, {null_keys, values}));
+  ExpectCorrupt(*bad, "a map has null keys");
+}
+
 TEST(Validate, RejectsShortStructMembers) {
   const DataType st =
       DataType::Struct({Field("a", DataType::Int32()), Field("b", DataType::Int32())});

@@ -91,6 +91,7 @@ json Canon(const ArrayData& a, int64_t i) {
       return Hex(FixedValue(a, i));
     case TypeId::kList:
     case TypeId::kLargeList:
+    case TypeId::kMap:
     case TypeId::kFixedSizeList: {
       json out = json::array();
       auto [begin, end] = ListRange(a, i);

@@ -152,6 +152,13 @@ ArrayPtr RandomArrays::Make(const DataType& type, int64_t length, bool nullable)
       ArrayPtr items = Make(type.item().type, offsets.back(), type.item().nullable);
       return Must(MakeListArray(type, offsets, std::move(items), valid));
     }
+    case TypeId::kMap: {
+      std::vector<int64_t> offsets{0};
+      for (int64_t i = 0; i < length; ++i) offsets.push_back(offsets.back() + Uniform(0, 3));
+      // Entries and keys are never null (Arrow's map).
+      ArrayPtr entries = Make(type.item().type, offsets.back(), /*nullable=*/false);
+      return Must(MakeListArray(type, offsets, std::move(entries), valid));
+    }
     case TypeId::kFixedSizeList: {
       ArrayPtr items = Make(type.item().type, length * type.list_size(), type.item().nullable);
       return Must(MakeFixedSizeListArray(type, length, std::move(items), valid));
@@ -279,6 +286,10 @@ std::shared_ptr<const Schema> EveryTypeSchema() {
                         Field("s", DataType::Struct({Field("z", DataType::Date32())}))}));
   add("list_fsl", DataType::List(Field(
                       "item", DataType::FixedSizeList(Field("item", DataType::Float32()), 3))));
+  add("map", DataType::Map(Field("entries",
+                                 DataType::Struct({Field("key", DataType::Utf8(), false),
+                                                   Field("value", DataType::Int64())}),
+                                 false)));
   add("dict_utf8", DataType::Dictionary(TypeId::kInt32, DataType::Utf8()));
   add("dict_i64_ordered", DataType::Dictionary(TypeId::kUInt8, DataType::Int64(), true));
   add("list_dict",

@@ -390,6 +390,20 @@ TEST(JsonLines, ListsOfStructsWithNullsAtEveryLevel) {
             (Strings{"{\"a\":1,\"b\":[]}", "{\"a\":2,\"b\":[\"x\",null,\"y\\\"z\"]}"}));
 }
 
+// A map is its entries: duplicate and non-string keys survive, which a JSON object would lose.
+TEST(JsonLines, MapsAreArraysOfKeyValueObjects) {
+  const DataType entries_type =
+      DataType::Struct({Field("key", DataType::Int32(), false), Field("value", DataType::Utf8())});
+  const DataType type = DataType::Map(Field("entries", entries_type, false));
+  auto entries = Must(MakeStructArray(
+      entries_type, 3, {Int32s({7, 7, -1}), Utf8({"a", "", "b"}, {true, false, true})}));
+  auto maps = Must(MakeListArray(type, {0, 0, 0, 2, 3}, entries, {false, true, true, true}));
+  EXPECT_EQ(JsonOf(maps),
+            (Strings{"null", "[]", "[{\"key\":7,\"value\":\"a\"},{\"key\":7,\"value\":null}]",
+                     "[{\"key\":-1,\"value\":\"b\"}]"}));
+  EXPECT_EQ(JsonOf(Slice(maps, 3, 1))[0], JsonOf(maps)[3]);
+}
+
 TEST(JsonLines, OtherListKindsStructsAndDictionaries) {
   const Field item("item", DataType::Int32());
   auto items = Int32s({1, 2, 3, 4, 5, 6}, {true, true, true, false, true, true});

@@ -11,6 +11,14 @@
 namespace quiver::arrow {
 namespace {
 
+DataType MapOf(DataType key, DataType value, bool sorted = false) {
+  return DataType::Map(Field("entries",
+                             DataType::Struct({Field("key", std::move(key), false),
+                                               Field("value", std::move(value))}),
+                             false),
+                       sorted);
+}
+
 // One instance of every type (and of every parameter variant that makes a type distinct), with
 // its expected ToString. Every pair of entries is unequal.
 std::vector<std::pair<DataType, std::string>> AllTypes() {
@@ -67,6 +75,10 @@ std::vector<std::pair<DataType, std::string>> AllTypes() {
        "dictionary<values=binary, indices=int32>"},
       {DataType::Dictionary(TypeId::kInt32, DataType::Utf8(), true),
        "dictionary<values=utf8, indices=int32, ordered>"},
+      {MapOf(DataType::Utf8(), DataType::Int32()), "map<utf8, int32>"},
+      {MapOf(DataType::Utf8(), DataType::Int64()), "map<utf8, int64>"},
+      {MapOf(DataType::Int64(), DataType::Int32()), "map<int64, int32>"},
+      {MapOf(DataType::Utf8(), DataType::Int32(), true), "map<utf8, int32, keys_sorted>"},
   };
 }
 
@@ -194,6 +206,24 @@ TEST(Layout, Predicates) {
   EXPECT_TRUE(IsListLike(TypeId::kLargeList));
   EXPECT_TRUE(IsListLike(TypeId::kFixedSizeList));
   EXPECT_FALSE(IsListLike(TypeId::kStruct));
+  EXPECT_TRUE(IsListLike(TypeId::kMap));
+  EXPECT_TRUE(IsOffsetList(TypeId::kMap));
+  EXPECT_TRUE(IsOffsetList(TypeId::kList));
+  EXPECT_TRUE(IsOffsetList(TypeId::kLargeList));
+  EXPECT_FALSE(IsOffsetList(TypeId::kFixedSizeList));
+  EXPECT_FALSE(IsLargeOffsets(TypeId::kMap));
+  EXPECT_EQ(NumBuffers(TypeId::kMap), 2);
+}
+
+TEST(Layout, ContainsTypeLooksEverywhere) {
+  const DataType map = MapOf(DataType::Utf8(), DataType::Int32());
+  EXPECT_TRUE(ContainsType(map, TypeId::kMap));
+  EXPECT_TRUE(ContainsType(map, TypeId::kInt32));  // inside the entries
+  EXPECT_TRUE(ContainsType(DataType::List(Field("item", map)), TypeId::kMap));
+  EXPECT_TRUE(ContainsType(DataType::Struct({Field("a", DataType::Int8()), Field("m", map)}),
+                           TypeId::kMap));
+  EXPECT_TRUE(ContainsType(DataType::Dictionary(TypeId::kInt32, DataType::Utf8()), TypeId::kUtf8));
+  EXPECT_FALSE(ContainsType(DataType::List(Field("item", DataType::Int32())), TypeId::kMap));
 }
 
 TEST(Layout, BitWidthsAndBufferCounts) {

@@ -80,17 +80,37 @@ TEST(SchemaTest, MapsLogicalTypesToJsonArrowNames) {
 
 // Lance 12 writes Map columns (file format 2.2); quiver's Arrow model has none yet, and says so
 // (Unsupported naming the field), not Corruption.
-TEST(SchemaTest, AMapColumnIsUnsupportedAndNamed) {
+// Lance 12's map: one child, the entries struct of a non-nullable key and a value; it maps to
+// Arrow's map and back. Malformed ones are corrupt, naming the field.
+TEST(SchemaTest, MapColumnsMapToArrowMaps) {
   SchemaField map;
   map.id = 3;
   map.name = "m";
   map.logical_type = "map";
-  map.children.push_back(SchemaField{4, 3, "entries", "struct", false, {}, {}});
+  SchemaField entries{4, 3, "entries", "struct", false, {}, {}};
+  entries.children.push_back(SchemaField{5, 4, "key", "string", false, {}, {}});
+  entries.children.push_back(SchemaField{6, 4, "value", "int32", true, {}, {}});
+  map.children.push_back(entries);
   auto type = ToArrowType(map);
-  ASSERT_EQ(type.status().code(), StatusCode::kUnsupported) << type.status().ToString();
-  EXPECT_EQ(type.status().message(),
-            "field 'm' (id 3) is a Map column (Lance file format 2.2), which quiver cannot read "
-            "yet");
+  ASSERT_TRUE(type.ok()) << type.status().ToString();
+  EXPECT_EQ(type->ToString(), "map<utf8, int32>");
+  EXPECT_EQ(type->item().name, "entries");
+  EXPECT_FALSE(type->item().nullable);
+  auto back = ToLogicalType(*type);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, "map");
+
+  SchemaField nullable_key = map;
+  nullable_key.children[0].children[0].nullable = true;
+  auto bad = ToArrowType(nullable_key);
+  EXPECT_EQ(bad.status().subcode(), Subcode::kCorruption);
+  EXPECT_NE(bad.status().message().find("field 'm' (id 3)"), std::string::npos);
+  SchemaField no_entries = map;
+  no_entries.children.clear();
+  EXPECT_EQ(ToArrowType(no_entries).status().subcode(), Subcode::kCorruption);
+  // Lance stores no sorted-keys maps (Python's Arrow would lose the flag).
+  const arrow::DataType sorted = arrow::DataType::Map(type->item(), /*keys_sorted=*/true);
+  EXPECT_EQ(ToLogicalType(sorted).status().code(), StatusCode::kUnsupported);
 }
 
 TEST(SchemaTest, RejectsOrphansAndDuplicateIds) {

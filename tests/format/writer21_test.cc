@@ -553,5 +553,146 @@ TEST(Writer22, MiniBlockPagesUseTheLargeChunkGrammar) {
   EXPECT_EQ((*reader)->version(), format::FileVersion::kV2_2);
 }
 
+// Chunk sizes (bytes) and value counts (log2; 0 = the last chunk) of every mini-block page of
+// `column`, from the chunk metadata words (page buffer 0).
+struct ChunkWord {
+  uint64_t bytes = 0;
+  uint32_t log_values = 0;
+  bool last = false;
+};
+std::vector<ChunkWord> ChunkWords(const Written& w, size_t column) {
+  std::vector<ChunkWord> out;
+  auto bytes = w.store->Get("f.lance");
+  if (!bytes.ok()) return out;
+  const lance::file::v2::ColumnMetadata meta = ColumnMeta(w, column);
+  const std::vector<lance::encodings21::PageLayout> layouts = PageLayouts(w, column);
+  for (int p = 0; p < meta.pages_size(); ++p) {
+    if (!layouts[static_cast<size_t>(p)].has_mini_block_layout()) continue;
+    const bool large = layouts[static_cast<size_t>(p)].mini_block_layout().has_large_chunk();
+    const auto& page = meta.pages(p);
+    const char* at = bytes->data.data() + page.buffer_offsets(0);
+    const uint64_t words = page.buffer_sizes(0) / (large ? 4 : 2);
+    for (uint64_t k = 0; k < words; ++k) {
+      uint32_t word = 0;
+      std::memcpy(&word, at + k * (large ? 4 : 2), large ? 4 : 2);
+      out.push_back({((word >> 4) + 1) * uint64_t{8}, word & 15, k + 1 == words});
+    }
+  }
+  return out;
+}
+
+// struct{l: list<fsl<float32, 9000>>} (36,000-byte vectors) with null structs: the shape Lance
+// 8.0 misreads in full-zip, so it is written mini-block. A vector is wider than a 2.1 chunk, so
+// 2.1 pages are cut by rows; 2.2's large chunks hold them (two per chunk: a
+// chunk of one value may only be the last, as its log_num_values of 0 marks the last chunk,
+// and Lance 12 refuses any other as corrupt).
+TEST(Writer22, VectorsWiderThan32KiBGetLargeChunks) {
+  const int64_t n = 40;
+  const int32_t dim = 9000;
+  std::vector<bool> struct_valid(n), list_valid(n);
+  std::vector<int64_t> offsets = {0};
+  for (int64_t i = 0; i < n; ++i) {
+    struct_valid[i] = i % 11 != 5;
+    list_valid[i] = i % 13 != 8;
+    offsets.push_back(offsets.back() +
+                      (struct_valid[i] && list_valid[i] && i % 5 != 1 ? 1 + i % 3 : 0));
+  }
+  const int64_t vectors = offsets.back();
+  std::vector<float> values(static_cast<size_t>(vectors * dim));
+  for (size_t k = 0; k < values.size(); ++k) values[k] = static_cast<float>(k % 1000) / 8;
+  const DataType fsl = DataType::FixedSizeList(arrow::Field("item", DataType::Float32()), dim);
+  ArrayPtr fsls = *arrow::MakeFixedSizeListArray(
+      fsl, vectors, *arrow::MakeFixedArray(DataType::Float32(), values));
+  ArrayPtr lists = *arrow::MakeListArray(ListOf(fsl), offsets, fsls, list_valid);
+  ArrayPtr st = *arrow::MakeStructArray(DataType::Struct({arrow::Field("l", lists->type)}), n,
+                                        {lists}, struct_valid);
+  for (auto version : {format::FileVersion::kV2_1, format::FileVersion::kV2_2}) {
+    const bool v22 = version == format::FileVersion::kV2_2;
+    SCOPED_TRACE(v22 ? "2.2" : "2.1");
+    format::FileWriteOptions options;
+    options.version = version;
+    Written w = WriteFile({Ids(n), st}, options);
+    ExpectReadsBack(w);
+    const std::vector<ChunkWord> chunks = ChunkWords(w, 1);
+    if (v22) {
+      ASSERT_FALSE(chunks.empty());
+    }
+    uint64_t largest = 0;
+    for (const ChunkWord& c : chunks) {
+      largest = std::max(largest, c.bytes);
+      if (!c.last) {
+        EXPECT_GT(c.log_values, 0u) << "a non-final chunk of one value";
+      }
+    }
+    if (v22) {
+      EXPECT_GT(largest, uint64_t{32 * 1024});
+      EXPECT_EQ(PageLayouts(w, 1).size(), 1u);  // no cut pages
+    } else {
+      // Cut apart: rows with null structs (constant pages) from the rest (full-zip, in layers
+      // Lance 8 reads).
+      EXPECT_LE(largest, uint64_t{32 * 1024});
+      EXPECT_GT(PageLayouts(w, 1).size(), 1u);
+    }
+  }
+}
+
+// Map columns (file format 2.2 only, as in Lance): null maps, empty maps, null values, a map
+// in a list; written as list layers over the entries struct and read back equal. 2.0 and 2.1
+// files refuse them with Lance's rule, naming the column.
+TEST(Writer22, MapColumnsRoundTripAndNeedTwoPointTwo) {
+  const int64_t n = 5000;
+  std::vector<int64_t> offsets = {0};
+  std::vector<bool> valid(n);
+  for (int64_t i = 0; i < n; ++i) {
+    valid[i] = i % 7 != 3;
+    offsets.push_back(offsets.back() + (valid[i] && i % 5 != 0 ? i % 4 + 1 : 0));
+  }
+  const int64_t m = offsets.back();
+  std::vector<std::string> keys;
+  std::vector<int32_t> values;
+  std::vector<bool> value_valid;
+  for (int64_t k = 0; k < m; ++k) {
+    keys.push_back("k" + std::to_string(k % 97));
+    values.push_back(static_cast<int32_t>(k * 3));
+    value_valid.push_back(k % 3 != 0);
+  }
+  const DataType entries_type = DataType::Struct(
+      {arrow::Field("key", DataType::Utf8(), false), arrow::Field("value", DataType::Int32())});
+  const DataType map_type = DataType::Map(arrow::Field("entries", entries_type, false));
+  ArrayPtr entries =
+      *arrow::MakeStructArray(entries_type, m,
+                              {*arrow::MakeBinaryArray(DataType::Utf8(), keys),
+                               *arrow::MakeFixedArray(DataType::Int32(), values, value_valid)});
+  ArrayPtr maps = *arrow::MakeListArray(map_type, offsets, entries, valid);
+  // list<map>: every third row's maps in one list.
+  std::vector<int64_t> list_offsets = {0};
+  for (int64_t i = 0; i < n / 3; ++i) list_offsets.push_back(3 * (i + 1));
+  ArrayPtr lists =
+      *arrow::MakeListArray(ListOf(map_type), list_offsets, arrow::Slice(maps, 0, 3 * (n / 3)));
+  format::FileWriteOptions options;
+  options.version = format::FileVersion::kV2_2;
+  Written w = WriteFile({Ids(n / 3), arrow::Slice(maps, 0, n / 3), lists}, options, 777);
+  ExpectReadsBack(w);
+  auto reader = format::LanceFileReader::Open(w.store, "f.lance");
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ((*reader)->schema()->fields[1].type, map_type);
+
+  auto schema = format::FromArrowSchema(arrow::Schema{{arrow::Field("m", map_type)}, {}});
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  EXPECT_EQ(schema->fields[0].logical_type, "map");
+  for (auto version : {format::FileVersion::kV2_0, format::FileVersion::kV2_1}) {
+    format::FileWriteOptions old;
+    old.version = version;
+    auto refused =
+        format::LanceFileWriter::Open(MemoryObjectStore::Create(), "g.lance", *schema, old);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidInput);
+    EXPECT_NE(refused.status().message().find("column 'm'"), std::string::npos);
+    EXPECT_NE(refused.status().message().find("only supported in Lance file format 2.2"),
+              std::string::npos)
+        << refused.status().ToString();
+  }
+}
+
 }  // namespace
 }  // namespace quiver

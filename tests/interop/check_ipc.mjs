@@ -17,7 +17,7 @@
 // uint8..uint32 and date32 as numbers; int64, uint64, date64 and timestamps as decimal strings;
 // float16 as its 16-bit pattern (a number); float32/64 as numbers, or "NaN", "Infinity",
 // "-Infinity", "-0"; utf8 as strings; binary, fixed-size binary and decimal128 (16 bytes,
-// little-endian) as lowercase hex; lists as arrays; structs as objects; dictionaries as the
+// little-endian) as lowercase hex; lists as arrays, maps as arrays of {key, value}; structs as objects; dictionaries as the
 // value their index selects.
 //
 // Exit status: 0 on success, 1 on a failed check, 2 on bad usage.
@@ -197,6 +197,23 @@ function listStructData(rows, isNull) {
   return makeData({ type, length: rows.length, ...nullsOf(rows, isNull), valueOffsets: offsets, child });
 }
 
+// map<utf8, int32>: entries struct<key: utf8 not null, value: int32> (values sometimes null).
+function mapData(rows, isNull) {
+  const offsets = new Int32Array(rows.length + 1);
+  const keys = [], values = [];
+  rows.forEach((r, i) => {
+    if (!isNull(r)) for (let k = 0; k < r % 3; k++) { keys.push(r * 10 + k); values.push(r + k); }
+    offsets[i + 1] = keys.length;
+  });
+  const entryRows = keys.map((_, k) => k);
+  const key = varData(new arrow.Utf8(), false, (e) => enc.encode(`k${e}`), keys, never);
+  const value = primitiveData(new arrow.Int32(), Int32Array, (e) => values[e], entryRows, (k) => k % 4 === 1);
+  const entriesType = new Struct([new Field("key", new arrow.Utf8(), false), new Field("value", new arrow.Int32(), true)]);
+  const child = makeData({ type: entriesType, length: keys.length, nullCount: 0, children: [key, value] });
+  const type = new arrow.Map_(new Field("entries", entriesType, false));
+  return makeData({ type, length: rows.length, ...nullsOf(rows, isNull), valueOffsets: offsets, child });
+}
+
 // dictionary<utf8, int32> over a fixed dictionary (shared by every batch).
 const DICT_VALUES = ["red", "green", "blue", ""];
 const sharedDictionary = arrow.vectorFromArray(DICT_VALUES, new arrow.Utf8());
@@ -233,6 +250,7 @@ function columns() {
     ["struct", "struct<a: int32 not null, b: utf8>", true, (rows) => structData(rows, everyThird)],
     ["list_struct", "list<item: struct<x: int64>>", true, (rows) => listStructData(rows, everyThird)],
     ["dict", "dictionary<values=utf8, indices=int32>", true, (rows) => dictData(rows, everyThird)],
+    ["map", "map<utf8, int32>", true, (rows) => mapData(rows, everyThird)],
     ["null", "null", true, (rows) => nullData(rows)],
   );
   return cols;
@@ -318,7 +336,8 @@ function canon(data, i) {
       return hex(data.values.subarray(j * t.byteWidth, (j + 1) * t.byteWidth));
     case arrow.Type.Decimal:
       return hex(new Uint8Array(data.values.buffer, data.values.byteOffset + j * 16, 16));
-    case arrow.Type.List: {
+    case arrow.Type.List:
+    case arrow.Type.Map: {
       const begin = data.valueOffsets[j];
       const end = data.valueOffsets[j + 1];
       const out = [];
@@ -383,7 +402,6 @@ const UNSUPPORTED = [
   ["duration_s", new arrow.DurationSecond(), "duration[s]"],
   ["interval_day_time", new arrow.IntervalDayTime(), "interval[day_time]"],
   ["dense_union", new arrow.DenseUnion([0, 1], [new Field("i", new arrow.Int32()), new Field("s", new arrow.Utf8())]), "dense_union"],
-  ["map", new arrow.Map_(new Field("entries", new Struct([new Field("key", new arrow.Utf8(), false), new Field("value", new arrow.Int32())]), false)), "map"],
 ];
 
 function writeMode() {

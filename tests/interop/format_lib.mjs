@@ -76,7 +76,8 @@ export function canon(data, i) {
       for (let k = 3; k >= 0; k--) u = (u << 32n) | BigInt(data.values[i * 4 + k]);
       return `d:${BigInt.asIntN(128, u)}`;
     }
-    case arrow.Type.List: {
+    case arrow.Type.List:
+    case arrow.Type.Map: {  // a map as its entries, [{key, value}, ...]
       const out = [];
       for (let k = data.valueOffsets[i]; k < data.valueOffsets[i + 1]; k++) out.push(canon(data.children[0], k));
       return out;

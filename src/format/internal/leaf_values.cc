@@ -26,8 +26,8 @@ Result<std::unique_ptr<LeafValues>> LeafValues::Make(const arrow::DataType& type
        arrow::IsBinaryLike(storage.id()) || storage.id() == TypeId::kDictionary)) {
     return Status::Unsupported("fixed-size lists of " + storage.ToString() + " are not supported");
   }
-  if (type.id() == TypeId::kStruct || type.id() == TypeId::kList ||
-      type.id() == TypeId::kLargeList || type.id() == TypeId::kNull) {
+  if (type.id() == TypeId::kStruct || arrow::IsOffsetList(type.id()) ||
+      type.id() == TypeId::kNull) {
     return Status::Internal("LeafValues: not a leaf type: " + type.ToString());
   }
   v->value_bits_ = arrow::BitWidth(storage);

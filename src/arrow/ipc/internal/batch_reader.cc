@@ -82,7 +82,7 @@ class ArrayLoader {
       out->buffers.push_back(std::move(data));
       return ArrayPtr(std::move(out));
     }
-    if (id == TypeId::kList || id == TypeId::kLargeList) {
+    if (IsOffsetList(id)) {
       QV_ASSIGN_OR_RETURN(auto offsets, NextBuffer());
       out->buffers.push_back(std::move(offsets));
     }

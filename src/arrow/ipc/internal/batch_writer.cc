@@ -71,7 +71,7 @@ class Flattener {
       parts.push_back(View(a.buffers[1], a.offset * width, a.length * width));
       return Status::OK();
     }
-    if (IsBinaryLike(id) || id == TypeId::kList || id == TypeId::kLargeList) {
+    if (IsBinaryLike(id) || IsOffsetList(id)) {
       int64_t first = 0, last = 0;
       parts.push_back(Offsets(a, &first, &last));
       if (IsBinaryLike(id)) {

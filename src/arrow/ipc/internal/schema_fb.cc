@@ -226,6 +226,20 @@ class SchemaReader {
         }
         return DataType::FixedSizeList(std::move(children[0]), t->listSize());
       }
+      case fb::Type_Map: {
+        QV_RETURN_IF_ERROR(want_children(1));
+        const fb::Map* t = f.type_as_Map();
+        if (t == nullptr) return MissingTable("Map");
+        const Field& entries = children[0];
+        if (entries.type.id() != TypeId::kStruct || entries.type.children().size() != 2 ||
+            entries.nullable || entries.type.children()[0].nullable) {
+          return Status::Corruption(fmt::format(
+              "arrow map field '{}' needs a non-nullable struct of a non-nullable key and a "
+              "value, not {}",
+              name, entries.ToString()));
+        }
+        return DataType::Map(std::move(children[0]), t->keysSorted());
+      }
       case fb::Type_Struct_:
         return DataType::Struct(std::move(children));
       case fb::Type_NONE:
@@ -337,6 +351,8 @@ Result<std::pair<fb::Type, flatbuffers::Offset<void>>> CreateTypeTable(
                             fb::CreateFixedSizeList(fbb, type.list_size()).Union());
     case TypeId::kStruct:
       return std::make_pair(fb::Type_Struct_, fb::CreateStruct_(fbb).Union());
+    case TypeId::kMap:
+      return std::make_pair(fb::Type_Map, fb::CreateMap(fbb, type.keys_sorted()).Union());
     case TypeId::kDictionary:
       break;
   }

@@ -24,8 +24,13 @@ namespace pb = lance::encodings21;
 constexpr uint64_t kFullZipMinValueBytes = 256;  // §6: mini-block below, full-zip from here
 constexpr uint64_t kChunkTargetBytes = 4096;     // what Lance aims a chunk's values at
 constexpr uint64_t kMaxChunkBytes = 32 * 1024;   // u16 chunk words: (size / 8 - 1) < 4096
-constexpr uint64_t kMaxChunkBuffer = 65535;      // u16 buffer sizes in the chunk header
-constexpr uint64_t kMaxChunkLevels = 65535;      // u16 level count in the chunk header
+// 2.2's u32 chunk words could say 2 GiB; chunks stay small (the values aim at
+// kChunkTargetBytes) and grow past 32 KiB only for what 2.1 cannot hold at all: a value wider
+// than 32 KiB, or levels and a value that together are. 8 MiB bounds what a reader allocates
+// for one chunk.
+constexpr uint64_t kMaxLargeChunkBytes = 8 * 1024 * 1024;
+constexpr uint64_t kMaxChunkBuffer = 65535;  // u16 buffer sizes in the chunk header
+constexpr uint64_t kMaxChunkLevels = 65535;  // u16 level count in the chunk header
 constexpr int64_t kMaxChunkValues = 4096;
 constexpr int64_t kBitpackChunk = 1024;
 constexpr int64_t kRleChunk = 2048;                 // Lance caps RLE chunks (lance#4429)
@@ -696,8 +701,8 @@ Result<std::vector<std::string>> ChunkValueBuffers(const ValueWriter& vw, const 
 
 // One chunk (§3.2): values [first, first + n) with levels [level_begin, level_end) (the last
 // chunk takes the rest); false when it breaks a limit of §3.2 (u16 level count and buffer
-// sizes, 32 KiB): many invisible levels (empty or null lists) between values make even a small
-// chunk big.
+// sizes, 32 KiB; 2.2: u32 value-buffer sizes, kMaxLargeChunkBytes): many invisible levels (empty or
+// null lists) between values make even a small chunk big.
 Result<bool> BuildChunk(const LeafPageData& page, const ValueWriter& vw, const MiniBlockPlan& plan,
                         int64_t first, int64_t n, uint64_t level_begin, uint64_t level_end,
                         bool large, std::string* chunk) {
@@ -726,7 +731,7 @@ Result<bool> BuildChunk(const LeafPageData& page, const ValueWriter& vw, const M
   if (plan.has_rep) *chunk += rep_bytes, PadTo(chunk, 8);
   if (plan.has_def) *chunk += def_bytes, PadTo(chunk, 8);
   for (const auto& b : value_buffers) *chunk += b, PadTo(chunk, 8);
-  return chunk->size() <= kMaxChunkBytes;
+  return chunk->size() <= (large ? kMaxLargeChunkBytes : kMaxChunkBytes);
 }
 
 // The repetition index entry of a chunk holding levels [level_begin, level_end) (§3.2): the rows
@@ -778,6 +783,10 @@ Result<bool> WriteChunks(const LeafPageData& page, const ValueWriter& vw, const 
     uint64_t level_end = 0;
     // Halve the chunk until it fits (every chunk but the last holds a power of two values). A
     // single value that still does not fit leaves the page to be cut by rows (EncodePages21).
+    // Nor may a chunk other than the last hold one value: its log_num_values would be 0, which
+    // marks the last chunk (Lance 12 refuses such a page as corrupt, Lance 8 misreads it), so a
+    // lone value gets a partner or the page is cut.
+    bool pair_tried = false;
     while (true) {
       last = first + n == vw.values.length;
       level_end = (plan.has_rep || plan.has_def)
@@ -785,8 +794,13 @@ Result<bool> WriteChunks(const LeafPageData& page, const ValueWriter& vw, const 
                       : 0;
       QV_ASSIGN_OR_RETURN(bool fits, BuildChunk(page, vw, plan, first, n, level_begin, level_end,
                                                 plan.large_chunks, &chunk));
-      if (fits) break;
-      if (n == 1) return false;
+      if (fits && (n > 1 || last)) break;
+      if (fits && !pair_tried) {  // a lone value that is not the last: try two
+        n = 2;
+        pair_tried = true;
+        continue;
+      }
+      if (n == 1 || pair_tried) return false;
       n = std::has_single_bit(static_cast<uint64_t>(n))
               ? n / 2
               : static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(n)));

@@ -26,14 +26,14 @@ Result<std::unique_ptr<LeafShredder>> LeafShredder::Make(const arrow::DataType& 
   const size_t m = s->types_.size();
   for (size_t k = 0; k + 1 < m; ++k) {
     const TypeId id = s->types_[k]->id();
-    if (id != TypeId::kStruct && id != TypeId::kList && id != TypeId::kLargeList) {
+    if (id != TypeId::kStruct && !arrow::IsOffsetList(id)) {
       return Status::Internal("LeafShredder: a non-leaf layer of type " + s->types_[k]->ToString());
     }
   }
   s->is_list_.resize(m);
   for (size_t k = 0; k < m; ++k) {
     const TypeId id = s->types_[k]->id();
-    s->is_list_[k] = k + 1 < m && (id == TypeId::kList || id == TypeId::kLargeList);
+    s->is_list_[k] = k + 1 < m && arrow::IsOffsetList(id);
   }
   // General numbering, innermost first: an item claims "null", a list "null" then "empty".
   s->null_def_.assign(m, 0);
