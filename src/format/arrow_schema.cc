@@ -317,16 +317,33 @@ bool IsLeaf21(const SchemaField& field) {
          !internal::IsListLogicalType(field.logical_type) && field.logical_type != "map";
 }
 
+bool IsPackedStructField(const SchemaField& field) {
+  if (field.logical_type != "struct") return false;
+  for (const char* key : {"lance-encoding:packed", "packed"}) {
+    auto it = field.metadata.find(key);
+    if (it != field.metadata.end() && (it->second == "true" || it->second == "True")) return true;
+  }
+  return false;
+}
+
+const SchemaField* FindPackedStructField(const std::vector<SchemaField>& fields) {
+  for (const SchemaField& f : fields) {
+    if (IsPackedStructField(f)) return &f;
+    if (const SchemaField* inner = FindPackedStructField(f.children)) return inner;
+  }
+  return nullptr;
+}
+
 void CollectLeaves21(const SchemaField& field, std::vector<std::vector<int>>* paths,
-                     std::vector<int> prefix) {
-  if (IsLeaf21(field)) {
+                     std::vector<int> prefix, bool packed_leaves) {
+  if (IsLeaf21(field) || (packed_leaves && IsPackedStructField(field))) {
     paths->push_back(std::move(prefix));
     return;
   }
   for (size_t i = 0; i < field.children.size(); ++i) {
     std::vector<int> path = prefix;
     path.push_back(static_cast<int>(i));
-    CollectLeaves21(field.children[i], paths, std::move(path));
+    CollectLeaves21(field.children[i], paths, std::move(path), packed_leaves);
   }
 }
 

@@ -37,9 +37,17 @@ Result<Schema> FromArrowSchema(const arrow::Schema& schema);
 // validity and offsets live in the repetition/definition levels of the leaves below them.
 bool IsLeaf21(const SchemaField& field);
 
+// Whether a struct is marked to be stored packed (`lance-encoding:packed: true`, or the legacy
+// `packed: true`): its members in one column. Lance packs it only where the file version and
+// the member types allow (2.1: fixed-width members only), so a reader asks the file.
+bool IsPackedStructField(const SchemaField& field);
+// The first field (pre-order, at any depth) that IsPackedStructField; nullptr when none.
+const SchemaField* FindPackedStructField(const std::vector<SchemaField>& fields);
+
 // The leaves of `field` in pre-order (the column order of a 2.1 file), as paths of child
-// indices from `field` (empty path = the field itself is a leaf).
+// indices from `field` (empty path = the field itself is a leaf). With `packed_leaves`, structs
+// marked packed are leaves too.
 void CollectLeaves21(const SchemaField& field, std::vector<std::vector<int>>* paths,
-                     std::vector<int> prefix = {});
+                     std::vector<int> prefix = {}, bool packed_leaves = false);
 
 }  // namespace quiver::format

@@ -29,16 +29,6 @@ std::string_view FileVersionName(FileVersion version) {
 
 namespace {
 
-// The first struct (at any depth) whose metadata asks Lance to pack it; nullptr when none.
-const SchemaField* FindPackedStruct(const std::vector<SchemaField>& fields) {
-  for (const SchemaField& f : fields) {
-    auto it = f.metadata.find("lance-encoding:packed");
-    if (f.logical_type == "struct" && it != f.metadata.end() && it->second == "true") return &f;
-    if (const SchemaField* inner = FindPackedStruct(f.children)) return inner;
-  }
-  return nullptr;
-}
-
 using internal::DecodedPage;
 using internal::FileContainer;
 using internal::LayerKind;
@@ -350,7 +340,9 @@ class Assembler {
     if (depth >= layer_list.size()) return Status::Corruption("the levels have too few layers");
     const internal::UnraveledLayer& layer = layer_list[depth];
     const arrow::TypeId id = type.id();
-    if (id == arrow::TypeId::kStruct) {
+    // A packed struct is a leaf: its column decodes the whole struct.
+    const bool packed_leaf = paths_[first_leaf].size() == depth;
+    if (id == arrow::TypeId::kStruct && !packed_leaf) {
       if (layer.is_list) return Status::Corruption("a list layer where the schema has a struct");
       auto out = std::make_shared<arrow::ArrayData>();
       out->type = type;
@@ -371,7 +363,7 @@ class Assembler {
       }
       return arrow::ArrayPtr(out);
     }
-    if (arrow::IsOffsetList(id)) {
+    if (arrow::IsOffsetList(id) && !packed_leaf) {
       if (!layer.is_list) return Status::Corruption("an item layer where the schema has a list");
       std::vector<int> child = prefix;
       child.push_back(0);
@@ -620,23 +612,33 @@ Result<std::unique_ptr<arrow::BatchStream>> LanceFileReader::Read(
   const std::string& what = container_->what;
   if (container_->version == FileVersion::kV2_0) return ReadV20(request);
   // Columns are assigned to leaves in pre-order over every top-level field.
+  // A struct stored packed (its members in one column, `lance-encoding:packed`) is one leaf;
+  // whether Lance packed it depends on the file version and the member types (2.1 packs only
+  // fixed-width members; LanceDB 0.31 writes a packed struct with a string member unpacked), so
+  // the file's column count decides between the two readings.
   std::vector<uint32_t> first_column;
-  uint32_t next = 0;
   std::vector<std::vector<std::vector<int>>> leaves(lance_schema_.fields.size());
-  for (size_t i = 0; i < lance_schema_.fields.size(); ++i) {
-    CollectLeaves21(lance_schema_.fields[i], &leaves[i]);
-    first_column.push_back(next);
-    next += static_cast<uint32_t>(leaves[i].size());
+  uint32_t next = 0;
+  for (bool packed : {false, true}) {
+    first_column.clear();
+    next = 0;
+    for (size_t i = 0; i < lance_schema_.fields.size(); ++i) {
+      leaves[i].clear();
+      CollectLeaves21(lance_schema_.fields[i], &leaves[i], {}, packed);
+      first_column.push_back(next);
+      next += static_cast<uint32_t>(leaves[i].size());
+    }
+    if (next == container_->columns.size() ||
+        FindPackedStructField(lance_schema_.fields) == nullptr) {
+      break;
+    }
   }
   if (next != container_->columns.size()) {
-    // A struct Lance stores packed (its members in one column, `lance-encoding:packed`) makes
-    // the file hold fewer columns than the schema has leaves: a layout quiver cannot read yet,
-    // not a damaged file.
-    if (const SchemaField* packed = FindPackedStruct(lance_schema_.fields)) {
+    if (const SchemaField* packed = FindPackedStructField(lance_schema_.fields)) {
       return Status::Unsupported(fmt::format(
-          "{}: field '{}' (id {}) is a packed struct (lance-encoding:packed: its members are "
-          "stored in one column), which quiver cannot read yet",
-          what, packed->name, packed->id));
+          "{}: the file has {} columns, which fits neither reading of its packed structs "
+          "(field '{}', id {}: members apart, or packed into one column)",
+          what, container_->columns.size(), packed->name, packed->id));
     }
     return Status::Corruption(fmt::format("{}: the schema has {} leaf columns, the file {}", what,
                                           next, container_->columns.size()));

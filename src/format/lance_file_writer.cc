@@ -194,6 +194,17 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(std::shared_ptr<O
   if (options.page_bytes == 0) return Status::InvalidInput("page_bytes must be > 0");
   auto state = std::make_unique<internal::FileWriterState>();
   QV_ASSIGN_OR_RETURN(state->arrow_schema, ToArrowSchema(schema));
+  if (options.version == FileVersion::kV2_2) {
+    // Lance 12 reads a struct marked packed in a 2.2 file only as one packed column, which
+    // quiver does not write yet; Lance 8 (2.1) stores such structs apart, and so does quiver.
+    if (const SchemaField* packed = FindPackedStructField(schema.fields)) {
+      return Status::Unsupported(fmt::format(
+          "column '{}' (id {}) is a struct marked lance-encoding:packed: in file format 2.2 "
+          "Lance stores it as one packed column, which quiver cannot write yet (a new table in "
+          "file format 2.1 stores its members apart; or drop the metadata)",
+          packed->name, packed->id));
+    }
+  }
   if (options.version != FileVersion::kV2_2) {
     for (const arrow::Field& field : state->arrow_schema.fields) {
       if (arrow::ContainsType(field.type, arrow::TypeId::kMap)) {

@@ -694,5 +694,24 @@ TEST(Writer22, MapColumnsRoundTripAndNeedTwoPointTwo) {
   }
 }
 
+// A struct marked packed: 2.1 stores its members apart (as Lance 8 does); 2.2 files would need
+// the packed column Lance 12 expects, which quiver does not write: refused, naming the column.
+TEST(Writer22, PackedStructsAreRefusedIn22AndStoredApartIn21) {
+  const DataType st =
+      DataType::Struct({arrow::Field("a", DataType::Int32()), arrow::Field("s", DataType::Utf8())});
+  auto schema = format::FromArrowSchema(
+      arrow::Schema{{arrow::Field("ps", st, true, {{"lance-encoding:packed", "true"}})}, {}});
+  ASSERT_TRUE(schema.ok());
+  format::FileWriteOptions v22;
+  v22.version = format::FileVersion::kV2_2;
+  auto refused =
+      format::LanceFileWriter::Open(MemoryObjectStore::Create(), "f.lance", *schema, v22);
+  ASSERT_EQ(refused.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.status().message().find("column 'ps' (id 0)"), std::string::npos);
+  format::FileWriteOptions v21;
+  auto apart = format::LanceFileWriter::Open(MemoryObjectStore::Create(), "f.lance", *schema, v21);
+  EXPECT_TRUE(apart.ok()) << apart.status().ToString();
+}
+
 }  // namespace
 }  // namespace quiver

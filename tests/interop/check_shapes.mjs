@@ -158,15 +158,28 @@ const SHAPES = {
     })), extra));
     return { table: t };
   },
-  // Columns quiver cannot read yet must be refused with a clear Unsupported naming the field,
-  // not misread and not called corrupt (`unsupported` is the message expected from quiver).
+  // Lance 12 stores a packed struct with variable-width members as one full-zip column
+  // (VariablePackedStruct); Lance 8 stores it unpacked. Empty values; no nulls, which Lance 12
+  // refuses to pack, in a member or in the struct ("Per-value compression not yet supported for
+  // block type Nullable").
   packed_struct: async (db, name) => {
-    const ps = f("ps", new A.Struct([f("a", new A.Int32()), f("s", new A.Utf8())]), true,
+    const ps = f("ps", new A.Struct([f("a", new A.Int32()), f("s", new A.Utf8()), f("b", new A.Int64()), f("bin", new A.Binary())]), true,
       new Map([["lance-encoding:packed", "true"]]));
     const schema = new A.Schema([f("id", new A.Int32(), false), ps]);
-    const data = Array.from({ length: 50 }, (_, i) => ({ id: i, ps: { a: i, s: `s${i}` } }));
+    const data = Array.from({ length: 300 }, (_, i) => ({ id: i, ps: {
+      a: i * 3 - 100, s: `s${i}`.repeat(i % 4), b: BigInt(i) * 1000000007n,
+      bin: Uint8Array.from({ length: i % 5 }, (_, k) => (i + k) & 255) } }));
     const t = await db.createTable(name, lancedb.makeArrowTable(data, { schema }));
-    return { table: t, unsupported: /field 'ps' \(id 1\) is a packed struct/ };
+    return { table: t };
+  },
+  // Fixed-width members only: Lance packs these in 2.1 too (mini-block PackedStruct).
+  packed_struct_fixed: async (db, name) => {
+    const ps = f("pf", new A.Struct([f("x", new A.Float32()), f("y", new A.Int64()), f("z", new A.Int16())]), true,
+      new Map([["lance-encoding:packed", "true"]]));
+    const schema = new A.Schema([f("id", new A.Int32(), false), ps]);
+    const data = Array.from({ length: 5000 }, (_, i) => ({ id: i, pf: { x: i / 8, y: BigInt(i) * 3n, z: i % 300 } }));
+    const t = await db.createTable(name, lancedb.makeArrowTable(data, { schema }));
+    return { table: t };
   },
   map: async (db, name) => {
     const entries = f("entries", new A.Struct([f("key", new A.Utf8(), false), f("value", new A.Int32())]), false);

@@ -7,6 +7,7 @@
 #include "format/internal/leaf_values.h"
 #include "format/internal/read21/compressive.h"
 #include "format/internal/read21/decode_util.h"
+#include "format/internal/read21/packed_struct.h"
 
 namespace quiver::format::internal {
 
@@ -165,6 +166,136 @@ Status DecodeMiniBlock(const pb::MiniBlockLayout& layout,
   return Status::OK();
 }
 
+// A packed struct of fixed-width members in mini-block chunks (PackedStruct{bits_per_value per
+// member, values: Flat of their sum}, 2.1 and 2.2): the chunks decode as fixed-size binary rows
+// of the members' bytes back to back, which are then split into the members.
+Status DecodeMiniBlockPackedStruct(const pb::MiniBlockLayout& layout,
+                                   const std::vector<std::string_view>& buffers,
+                                   const arrow::DataType& type, arrow::MemoryPool* pool,
+                                   DecodedPage* out) {
+  const pb::CompressiveEncoding& vc = layout.value_compression();
+  if (!vc.has_packed_struct() || layout.has_dictionary()) {
+    return Status::Unsupported(
+        fmt::format("mini-block {} values encoded as {}", type.ToString(), DescribeEncoding(vc)));
+  }
+  const pb::PackedStruct& packed = vc.packed_struct();
+  if (static_cast<size_t>(packed.bits_per_value_size()) != type.children().size()) {
+    return Status::Corruption(fmt::format("a packed struct of {} members for {}",
+                                          packed.bits_per_value_size(), type.ToString()));
+  }
+  uint64_t row_bits = 0;
+  for (size_t k = 0; k < type.children().size(); ++k) {
+    const arrow::DataType& member = type.children()[k].type;
+    const uint64_t bits = packed.bits_per_value(static_cast<int>(k));
+    if (!arrow::IsFixedWidth(member) || member.id() == arrow::TypeId::kBool || bits % 8 != 0 ||
+        static_cast<int64_t>(bits) != arrow::BitWidth(member)) {
+      return Status::Corruption(fmt::format("packed struct member '{}' ({}) of {} bits",
+                                            type.children()[k].name, member.ToString(), bits));
+    }
+    row_bits += bits;
+  }
+  if (row_bits == 0 || row_bits > (uint64_t{1} << 20)) {
+    return Status::Corruption(fmt::format("packed struct rows of {} bits", row_bits));
+  }
+  pb::MiniBlockLayout rows_layout = layout;
+  *rows_layout.mutable_value_compression() = packed.values();
+  const int32_t row_bytes = static_cast<int32_t>(row_bits / 8);
+  QV_RETURN_IF_ERROR(DecodeMiniBlock(rows_layout, buffers,
+                                     arrow::DataType::FixedSizeBinary(row_bytes), pool, out));
+  const arrow::ArrayData& rows = *out->values;
+  const uint8_t* base = rows.buffers[1]->data() + rows.offset * row_bytes;
+  auto result = std::make_shared<arrow::ArrayData>();
+  result->type = type;
+  result->length = rows.length;
+  result->buffers = {nullptr};
+  uint64_t at = 0;
+  for (size_t k = 0; k < type.children().size(); ++k) {
+    const uint64_t width = packed.bits_per_value(static_cast<int>(k)) / 8;
+    QV_ASSIGN_OR_RETURN(auto buffer,
+                        arrow::Buffer::Allocate(static_cast<int64_t>(width) * rows.length, pool));
+    for (int64_t r = 0; r < rows.length; ++r) {
+      std::memcpy(buffer->mutable_data() + r * static_cast<int64_t>(width),
+                  base + r * row_bytes + static_cast<int64_t>(at), width);
+    }
+    auto member = std::make_shared<arrow::ArrayData>();
+    member->type = type.children()[k].type;
+    member->length = rows.length;
+    member->buffers = {nullptr, std::move(buffer)};
+    result->children.push_back(std::move(member));
+    at += width;
+  }
+  out->values = std::move(result);
+  return Status::OK();
+}
+
+// The control word of full-zip item `i` at `*p` (advanced past it): rep and def levels.
+Status FullZipControl(std::string_view data, int ctrl_bytes, uint32_t bits_def, uint64_t i,
+                      uint64_t* p, uint32_t* rep, uint32_t* def) {
+  if (ctrl_bytes > static_cast<int64_t>(data.size() - *p)) {
+    return Status::Corruption(fmt::format("full-zip item {} control word past the end", i));
+  }
+  const uint32_t ctrl = ctrl_bytes == 1   ? static_cast<uint8_t>(data[*p])
+                        : ctrl_bytes == 2 ? Load<uint16_t>(data.data() + *p)
+                                          : Load<uint32_t>(data.data() + *p);
+  *p += static_cast<uint64_t>(ctrl_bytes);
+  *rep = ctrl >> bits_def;
+  *def = ctrl & ((1u << bits_def) - 1);
+  return Status::OK();
+}
+
+// A packed struct stored per value (2.2 VariablePackedStruct, packed_struct.h): each visible
+// item is a length-prefixed row of the members' bytes.
+Status DecodeFullZipPackedStruct(const pb::FullZipLayout& layout, std::string_view data,
+                                 int ctrl_bytes, const arrow::DataType& type,
+                                 arrow::MemoryPool* pool, DecodedPage* out) {
+  const pb::CompressiveEncoding& vc = layout.value_compression();
+  if (!vc.has_variable_packed_struct() || layout.has_bits_per_value()) {
+    return Status::Unsupported(
+        fmt::format("full-zip {} values encoded as {}", type.ToString(), DescribeEncoding(vc)));
+  }
+  if (layout.bits_per_offset() != 32 && layout.bits_per_offset() != 64) {
+    return Status::Corruption(fmt::format("full-zip offsets of {} bits", layout.bits_per_offset()));
+  }
+  const uint64_t width = layout.bits_per_offset() / 8;
+  QV_ASSIGN_OR_RETURN(PackedStructRows rows,
+                      PackedStructRows::Make(vc.variable_packed_struct(), type, pool));
+  PageDecodeCache cache;
+  const uint16_t max_visible = MaxVisibleDef(out->layers);
+  uint64_t p = 0;
+  for (uint64_t i = 0; i < layout.num_items(); ++i) {
+    uint32_t rep = 0, def = 0;
+    if (ctrl_bytes > 0) {
+      QV_RETURN_IF_ERROR(FullZipControl(data, ctrl_bytes, layout.bits_def(), i, &p, &rep, &def));
+      if (layout.bits_rep() > 0) out->rep.push_back(static_cast<uint16_t>(rep));
+      if (layout.bits_def() > 0) out->def.push_back(static_cast<uint16_t>(def));
+    }
+    if (def > max_visible) continue;
+    if (def != 0) {
+      QV_RETURN_IF_ERROR(rows.AppendNull());
+      continue;
+    }
+    if (width > data.size() - p) {
+      return Status::Corruption(fmt::format("full-zip item {} length past the end", i));
+    }
+    const uint64_t len =
+        width == 8 ? Load<uint64_t>(data.data() + p) : Load<uint32_t>(data.data() + p);
+    p += width;
+    if (len > data.size() - p) {
+      return Status::Corruption(fmt::format("full-zip item {} of {} bytes past the end", i, len));
+    }
+    QV_RETURN_IF_ERROR(rows.Append(data.substr(p, len), &cache));
+    p += len;
+  }
+  out->num_levels = layout.num_items();
+  QV_ASSIGN_OR_RETURN(out->values, rows.Finish());
+  if (layout.num_visible_items() != 0 &&
+      static_cast<uint64_t>(out->values->length) != layout.num_visible_items()) {
+    return Status::Corruption(fmt::format("full-zip page decoded {} values, the page says {}",
+                                          out->values->length, layout.num_visible_items()));
+  }
+  return Status::OK();
+}
+
 Status DecodeFullZip(const pb::FullZipLayout& layout, const std::vector<std::string_view>& buffers,
                      uint64_t rows, const arrow::DataType& leaf_type, arrow::MemoryPool* pool,
                      const std::shared_ptr<const void>& owner, DecodedPage* out) {
@@ -181,6 +312,9 @@ Status DecodeFullZip(const pb::FullZipLayout& layout, const std::vector<std::str
   if (ctrl_bytes == 0 && num_items != rows) {
     return Status::Corruption(
         fmt::format("full-zip page without levels has {} items for {} rows", num_items, rows));
+  }
+  if (leaf_type.id() == arrow::TypeId::kStruct) {
+    return DecodeFullZipPackedStruct(layout, data, ctrl_bytes, leaf_type, pool, out);
   }
   QV_ASSIGN_OR_RETURN(auto values, LeafValues::Make(leaf_type, pool));
   PageDecodeCache cache;
@@ -481,6 +615,11 @@ Result<DecodedPage> DecodePage21(const PageInfo& page, const std::vector<std::st
   switch (layout.layout_case()) {
     case pb::PageLayout::kMiniBlockLayout: {
       QV_ASSIGN_OR_RETURN(out.layers, Layers(layout.mini_block_layout().layers()));
+      if (leaf_type.id() == arrow::TypeId::kStruct) {
+        QV_RETURN_IF_ERROR(DecodeMiniBlockPackedStruct(layout.mini_block_layout(), buffers,
+                                                       leaf_type, pool, &out));
+        break;
+      }
       QV_RETURN_IF_ERROR(
           DecodeMiniBlock(layout.mini_block_layout(), buffers, leaf_type, pool, &out));
       break;
