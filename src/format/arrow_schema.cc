@@ -176,7 +176,26 @@ Result<DataType> ToArrowType(const SchemaField& field) {
   return type;
 }
 
+bool IsBlobV2Field(const SchemaField& field) {
+  auto it = field.metadata.find("ARROW:extension:name");
+  return it != field.metadata.end() && it->second == "lance.blob.v2";
+}
+
+arrow::Field BlobV2DescriptorField(std::string name, bool nullable) {
+  // What Lance 12 stores for a blob v2 column and what LanceDB's queries answer: where each
+  // payload is (lance-core BLOB_V2_DESC_FIELDS), not the bytes.
+  return arrow::Field(std::move(name),
+                      DataType::Struct({arrow::Field("kind", DataType::UInt8(), false),
+                                        arrow::Field("position", DataType::UInt64(), false),
+                                        arrow::Field("size", DataType::UInt64(), false),
+                                        arrow::Field("blob_id", DataType::UInt32(), false),
+                                        arrow::Field("blob_uri", DataType::Utf8(), false)}),
+                      nullable,
+                      {{"lance-encoding:blob", "true"}, {"lance-encoding:packed", "true"}});
+}
+
 Result<arrow::Field> ToArrowField(const SchemaField& field) {
+  if (IsBlobV2Field(field)) return BlobV2DescriptorField(field.name, field.nullable);
   QV_ASSIGN_OR_RETURN(DataType type, ToArrowType(field));
   arrow::Metadata metadata(field.metadata.begin(), field.metadata.end());
   return arrow::Field(field.name, std::move(type), field.nullable, std::move(metadata));

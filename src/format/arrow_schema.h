@@ -37,6 +37,13 @@ Result<Schema> FromArrowSchema(const arrow::Schema& schema);
 // validity and offsets live in the repetition/definition levels of the leaves below them.
 bool IsLeaf21(const SchemaField& field);
 
+// Blob v2 columns (Lance 12, `ARROW:extension:name: lance.blob.v2`, a struct<data, uri> in the
+// manifest): data files hold a descriptor per row (kind: 0 inline in the data file, 1 in a packed
+// sidecar `.blob` file, 2 in a dedicated one, 3 an external URI; position, size, blob_id,
+// blob_uri), and reads answer the descriptors, as LanceDB's queries do.
+bool IsBlobV2Field(const SchemaField& field);
+arrow::Field BlobV2DescriptorField(std::string name, bool nullable);
+
 // Whether a struct is marked to be stored packed (`lance-encoding:packed: true`, or the legacy
 // `packed: true`): its members in one column. Lance packs it only where the file version and
 // the member types allow (2.1: fixed-width members only), so a reader asks the file.

@@ -194,6 +194,14 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(std::shared_ptr<O
   if (options.page_bytes == 0) return Status::InvalidInput("page_bytes must be > 0");
   auto state = std::make_unique<internal::FileWriterState>();
   QV_ASSIGN_OR_RETURN(state->arrow_schema, ToArrowSchema(schema));
+  for (const SchemaField& field : schema.fields) {
+    if (IsBlobV2Field(field)) {
+      return Status::Unsupported(fmt::format(
+          "column '{}' (id {}) is a blob v2 column (lance.blob.v2): quiver reads its descriptors "
+          "but cannot write blobs yet",
+          field.name, field.id));
+    }
+  }
   if (options.version == FileVersion::kV2_2) {
     // Lance 12 reads a struct marked packed in a 2.2 file only as one packed column, which
     // quiver does not write yet; Lance 8 (2.1) stores such structs apart, and so does quiver.

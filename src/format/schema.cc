@@ -90,9 +90,35 @@ Result<Schema> SchemaFromFlatFields(const Fields& flat, const MetadataMap& metad
   // descendants are referenced (pre-order).
   std::unordered_map<int32_t, std::vector<int32_t>> path_of;  // id -> indices from the top
   std::unordered_set<int32_t> seen;
+  std::vector<int32_t> last_struct;  // path of the last numbered field, when it is a struct
   for (const lance::file::Field& f : flat) {
+    // Members of a blob v2 descriptor (Lance 12 data files: kind, position, size, blob_id,
+    // blob_uri, right after the blob column's struct) carry id -1 and parent -1: they are not
+    // table fields; they belong to the struct before them, and nothing nests under them.
+    const bool unnumbered = f.id() == -1;
+    if (unnumbered) {
+      if (last_struct.empty()) {
+        return Status::Corruption(fmt::format(
+            "{}: field '{}' has no id and follows no struct it could belong to", what, f.name()));
+      }
+      SchemaField member;
+      member.id = -1;
+      member.parent_id = -1;
+      member.name = f.name();
+      member.logical_type = f.logical_type();
+      member.nullable = f.nullable();
+      for (const auto& [k, v] : f.metadata()) member.metadata[k] = v;
+      SchemaField* owner = &schema.fields[static_cast<size_t>(last_struct[0])];
+      for (size_t i = 1; i < last_struct.size(); ++i) {
+        owner = &owner->children[static_cast<size_t>(last_struct[i])];
+      }
+      member.parent_id = owner->id;
+      owner->children.push_back(std::move(member));
+      continue;
+    }
     if (!seen.insert(f.id()).second) {
-      return Status::Corruption(fmt::format("{}: field id {} appears twice", what, f.id()));
+      return Status::Corruption(
+          fmt::format("{}: field id {} appears twice (parent {})", what, f.id(), f.parent_id()));
     }
     SchemaField field;
     field.id = f.id();
@@ -103,8 +129,10 @@ Result<Schema> SchemaFromFlatFields(const Fields& flat, const MetadataMap& metad
     for (const auto& [k, v] : f.metadata()) field.metadata[k] = v;
     schema.max_field_id = std::max(schema.max_field_id, f.id());
     ++schema.num_fields_total;
+    const bool is_struct = field.logical_type == "struct";
     if (f.parent_id() < 0) {
       path_of[f.id()] = {static_cast<int32_t>(schema.fields.size())};
+      last_struct = is_struct ? path_of[f.id()] : std::vector<int32_t>();
       schema.fields.push_back(std::move(field));
       continue;
     }
@@ -123,6 +151,7 @@ Result<Schema> SchemaFromFlatFields(const Fields& flat, const MetadataMap& metad
     }
     std::vector<int32_t> path = parent->second;
     path.push_back(static_cast<int32_t>(node->children.size()));
+    last_struct = is_struct ? path : std::vector<int32_t>();
     path_of[f.id()] = std::move(path);
     node->children.push_back(std::move(field));
   }

@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include "format/arrow_schema.h"
+#include "format/lance_file_writer.h"
 #include "format/lance_proto.h"
+#include "store/memory_store.h"
 
 namespace quiver::format {
 namespace {
@@ -111,6 +113,47 @@ TEST(SchemaTest, MapColumnsMapToArrowMaps) {
   // Lance stores no sorted-keys maps (Python's Arrow would lose the flag).
   const arrow::DataType sorted = arrow::DataType::Map(type->item(), /*keys_sorted=*/true);
   EXPECT_EQ(ToLogicalType(sorted).status().code(), StatusCode::kUnsupported);
+}
+
+// Lance 12 data files list a blob v2 column's descriptor members with id -1 and parent -1
+// right after the column's struct: they belong to it. A blob v2 field (the manifest's
+// struct<data, uri> with the extension name) reads as the descriptor struct.
+TEST(SchemaTest, BlobV2DescriptorsAndTheirUnnumberedMembers) {
+  lance::table::Manifest file;
+  AddField(file, 0, -1, "id", "int64", false);
+  AddField(file, 1, -1, "b", "struct");
+  for (const char* member : {"kind", "position", "size", "blob_id", "blob_uri"}) {
+    AddField(file, -1, -1, member, "uint64", false);
+  }
+  AddField(file, 4, -1, "after", "int32");
+  auto schema = SchemaFromManifest(file, "f");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  ASSERT_EQ(schema->fields.size(), 3u);
+  ASSERT_EQ(schema->fields[1].children.size(), 5u);
+  EXPECT_EQ(schema->fields[1].children[4].name, "blob_uri");
+  EXPECT_EQ(schema->fields[1].children[4].parent_id, 1);
+  EXPECT_EQ(schema->fields[2].name, "after");
+
+  lance::table::Manifest orphan;
+  AddField(orphan, 0, -1, "id", "int64");
+  AddField(orphan, -1, -1, "kind", "uint8");
+  EXPECT_EQ(SchemaFromManifest(orphan, "f").status().subcode(), Subcode::kCorruption);
+
+  SchemaField blob{1, -1, "b", "struct", true, {}, {}};
+  blob.metadata["ARROW:extension:name"] = "lance.blob.v2";
+  blob.children.push_back(SchemaField{2, 1, "data", "large_binary", true, {}, {}});
+  blob.children.push_back(SchemaField{3, 1, "uri", "string", true, {}, {}});
+  EXPECT_TRUE(IsBlobV2Field(blob));
+  auto field = ToArrowField(blob);
+  ASSERT_TRUE(field.ok());
+  EXPECT_EQ(field->type.ToString(),
+            "struct<kind: uint8 not null, position: uint64 not null, size: uint64 not null, "
+            "blob_id: uint32 not null, blob_uri: utf8 not null>");
+  Schema table;
+  table.fields.push_back(blob);
+  auto writer = LanceFileWriter::Open(MemoryObjectStore::Create(), "x.lance", table, {});
+  EXPECT_EQ(writer.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(writer.status().message().find("blob v2"), std::string::npos);
 }
 
 TEST(SchemaTest, RejectsOrphansAndDuplicateIds) {

@@ -181,6 +181,15 @@ const SHAPES = {
     const t = await db.createTable(name, lancedb.makeArrowTable(data, { schema }));
     return { table: t };
   },
+  // Blob v2 (LanceDB 0.39): payloads inline in the data file, in a packed sidecar and in
+  // dedicated files, and null blobs. Reads answer the descriptors, as LanceDB's queries do.
+  blob_v2: async (db, name) => {
+    if (typeof lancedb.blob !== "function") throw new Error("blob v2 is only supported in Lance file format 2.2 (no lancedb.blob)");
+    const schema = new A.Schema([f("id", new A.Int64(), false), lancedb.blob("b", { inlineSizeThreshold: 64, dedicatedSizeThreshold: 4096 })]);
+    const data = Array.from({ length: 40 }, (_, i) => ({ id: BigInt(i), b: i % 5 === 3 ? null : { data: Buffer.alloc(i < 12 ? i : i < 30 ? 1000 + i : 5000 + i, i), uri: null } }));
+    const t = await db.createTable(name, data, { schema });
+    return { table: t };
+  },
   map: async (db, name) => {
     const entries = f("entries", new A.Struct([f("key", new A.Utf8(), false), f("value", new A.Int32())]), false);
     const schema = new A.Schema([f("id", new A.Int32(), false), f("m", new A.Map_(entries))]);
