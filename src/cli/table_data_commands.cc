@@ -20,6 +20,7 @@
 #include "arrow/json_lines.h"
 #include "cli/cli_util.h"
 #include "common/numbers.h"
+#include "table/blobs.h"
 #include "table/dataset.h"
 #include "table/scan.h"
 #include "table/take.h"
@@ -291,6 +292,54 @@ int RunExport(const ExportArgs& args) {
   return 0;
 }
 
+struct BlobsArgs {
+  std::string uri;
+  std::string column;
+  std::string rows;
+  bool by_id = false;
+  std::optional<uint64_t> version;
+  std::string to;
+};
+
+// The payloads of a blob v2 column at the given rows, as an Arrow IPC stream of one
+// large_binary column named after it (table/blobs.h).
+int RunBlobs(const BlobsArgs& args) {
+  auto rows = ParseRows(args.rows);
+  if (!rows.ok()) return UsageError(rows.status());
+  auto dataset = OpenVersion(args.uri, args.version);
+  if (!dataset.ok()) return Fail(dataset.status());
+  auto blobs = table::FetchBlobs(*dataset, args.column, *rows,
+                                 args.by_id ? table::RowKey::kId : table::RowKey::kAddress);
+  if (!blobs.ok()) return Fail(blobs.status());
+  arrow::RecordBatch batch;
+  auto schema = std::make_shared<arrow::Schema>();
+  schema->fields.emplace_back(args.column, arrow::DataType::LargeBinary(), true);
+  batch.schema = schema;
+  batch.length = (*blobs)->length;
+  batch.columns.push_back(*blobs);
+  const int fd = args.to == "-"
+                     ? STDOUT_FILENO
+                     : ::open(args.to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Fail(StatusFromErrno(errno, "creating " + args.to));
+  arrow::ipc::FdSink sink(fd);
+  Status status = [&]() -> Status {
+    QV_ASSIGN_OR_RETURN(auto writer, arrow::ipc::StreamWriter::Open(&sink, schema));
+    QV_RETURN_IF_ERROR(writer->Write(batch));
+    return writer->Finish();
+  }();
+  if (fd != STDOUT_FILENO && ::close(fd) != 0 && status.ok()) {
+    status = StatusFromErrno(errno, "closing " + args.to);
+  }
+  if (!status.ok()) return Fail(status);
+  if (args.to != "-") {
+    uint64_t bytes = 0;
+    for (int64_t i = 0; i < batch.length; ++i) bytes += arrow::BinaryValue(**blobs, i).size();
+    std::cerr << fmt::format("fetched {} blobs ({} bytes, {} null) to {}\n", batch.length, bytes,
+                             (*blobs)->null_count, args.to);
+  }
+  return 0;
+}
+
 }  // namespace
 
 void AddTableDataCommands(CLI::App& table, int* exit_code) {
@@ -355,6 +404,21 @@ exp->add_option("--to", export_args->to, "output file ('-' = stdout)")->required
 exp->add_option("--version", export_args->version, "a version number (default: the latest)");
 exp->add_option("--columns", export_args->columns, "top-level columns, comma-separated");
 exp->callback([export_args, exit_code] { *exit_code = RunExport(*export_args); });
+
+auto blobs_args = std::make_shared<BlobsArgs>();
+CLI::App* blobs = table.add_subcommand(
+    "blobs", "Write the payload bytes of a blob v2 column at given rows as an Arrow IPC stream");
+blobs->add_option("uri", blobs_args->uri, "dataset root")->required();
+blobs->add_option("--column", blobs_args->column, "the blob v2 column")->required();
+blobs
+    ->add_option("--rows", blobs_args->rows,
+                 "comma-separated row addresses (fragment id << 32 | offset), or ids")
+    ->required();
+blobs->add_flag("--by-id", blobs_args->by_id, "the rows are row ids (`_rowid`)");
+blobs->add_option("--version", blobs_args->version, "a version number (default: the latest)");
+blobs->add_option("--to", blobs_args->to, "output Arrow IPC stream file ('-' = stdout)")
+    ->required();
+blobs->callback([blobs_args, exit_code] { *exit_code = RunBlobs(*blobs_args); });
 }  // namespace quiver::cli
 
 }  // namespace quiver::cli

@@ -188,7 +188,7 @@ const SHAPES = {
     const schema = new A.Schema([f("id", new A.Int64(), false), lancedb.blob("b", { inlineSizeThreshold: 64, dedicatedSizeThreshold: 4096 })]);
     const data = Array.from({ length: 40 }, (_, i) => ({ id: BigInt(i), b: i % 5 === 3 ? null : { data: Buffer.alloc(i < 12 ? i : i < 30 ? 1000 + i : 5000 + i, i), uri: null } }));
     const t = await db.createTable(name, data, { schema });
-    return { table: t };
+    return { table: t, blobColumns: ["b"] };
   },
   map: async (db, name) => {
     const entries = f("entries", new A.Struct([f("key", new A.Utf8(), false), f("value", new A.Int32())]), false);
@@ -285,6 +285,20 @@ async function main() {
         const got = r.out.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l).id);
         const want = pick.map((k) => Number(withIds.getChild("id").get(k)));
         if (JSON.stringify(got.map(Number)) !== JSON.stringify(want)) failures.push(`take --by-id: ids ${JSON.stringify(got)}, LanceDB's ${JSON.stringify(want)}`);
+      }
+      // Blob v2 payloads: every row's bytes, as LanceDB's fetchBlobs gives them.
+      for (const col of built.blobColumns ?? []) {
+        const all = Array.from(ids, (v) => BigInt(v));
+        const want = await table.fetchBlobs(col, all);
+        const out = path.join(SCRATCH, `${name}-${col}.arrows`);
+        const b = quiver("table", "blobs", dsDir, "--column", col, "--rows", all.map(String).join(","), "--by-id", "--to", out);
+        if (!b.ok) { failures.push(`blobs ${col}: ${b.out.slice(0, 400)}`); continue; }
+        const got = arrow.tableFromIPC(fs.readFileSync(out)).getChild(col);
+        const differ = want.findIndex((w, k) => {
+          const g = got.get(k);
+          return (w === null) !== (g === null) || (w !== null && Buffer.compare(Buffer.from(w), Buffer.from(g)) !== 0);
+        });
+        if (got.length !== want.length || differ >= 0) failures.push(`blobs ${col}: row ${differ} differs from LanceDB's fetchBlobs (${got.length} of ${want.length} rows)`);
       }
     } catch (e) {
       failures.push(`LanceDB: ${String(e.message ?? e).slice(0, 400)}`);

@@ -16,6 +16,7 @@
 #include "format/lance_proto.h"
 #include "format/proto/rowids.pb.h"
 #include "store/memory_store.h"
+#include "table/blobs.h"
 #include "table/commit.h"
 #include "table/dataset.h"
 #include "table/delete_rows.h"
@@ -846,6 +847,15 @@ TEST(DeleteRows, ReportsRowsAsTakeDoes) {
   EXPECT_FALSE(past.IsNotFound());
   EXPECT_NE(past.message().find("row offset 10 is past fragment 0's 10 rows"), std::string::npos)
       << past.ToString();
+}
+
+// Lance 12 names a blob's sidecar file by its id's 32 bits, least significant first (seen in
+// LanceDB 0.39's tables: blob_id 1 -> 1000...0.blob, 4 -> 0010...0.blob).
+TEST(BlobFileName, ThirtyTwoBitsLeastSignificantFirst) {
+  EXPECT_EQ(BlobFileName(0), std::string(32, '0') + ".blob");
+  EXPECT_EQ(BlobFileName(1), "1" + std::string(31, '0') + ".blob");
+  EXPECT_EQ(BlobFileName(4), "001" + std::string(29, '0') + ".blob");
+  EXPECT_EQ(BlobFileName(0x80000000u), std::string(31, '0') + "1.blob");
 }
 
 }  // namespace
