@@ -243,6 +243,24 @@ Status FullZipControl(std::string_view data, int ctrl_bytes, uint32_t bits_def, 
   return Status::OK();
 }
 
+// The length-prefixed value of full-zip item `i` at `*p` (advanced past it); `width` is the
+// prefix's 4 or 8 bytes.
+Result<std::string_view> FullZipValue(std::string_view data, uint64_t width, uint64_t i,
+                                      uint64_t* p) {
+  if (width > data.size() - *p) {
+    return Status::Corruption(fmt::format("full-zip item {} length past the end", i));
+  }
+  const uint64_t len =
+      width == 8 ? Load<uint64_t>(data.data() + *p) : Load<uint32_t>(data.data() + *p);
+  *p += width;
+  if (len > data.size() - *p) {
+    return Status::Corruption(fmt::format("full-zip item {} of {} bytes past the end", i, len));
+  }
+  const std::string_view value = data.substr(*p, len);
+  *p += len;
+  return value;
+}
+
 // A packed struct stored per value (2.2 VariablePackedStruct, packed_struct.h): each visible
 // item is a length-prefixed row of the members' bytes.
 Status DecodeFullZipPackedStruct(const pb::FullZipLayout& layout, std::string_view data,
@@ -274,17 +292,8 @@ Status DecodeFullZipPackedStruct(const pb::FullZipLayout& layout, std::string_vi
       QV_RETURN_IF_ERROR(rows.AppendNull());
       continue;
     }
-    if (width > data.size() - p) {
-      return Status::Corruption(fmt::format("full-zip item {} length past the end", i));
-    }
-    const uint64_t len =
-        width == 8 ? Load<uint64_t>(data.data() + p) : Load<uint32_t>(data.data() + p);
-    p += width;
-    if (len > data.size() - p) {
-      return Status::Corruption(fmt::format("full-zip item {} of {} bytes past the end", i, len));
-    }
-    QV_RETURN_IF_ERROR(rows.Append(data.substr(p, len), &cache));
-    p += len;
+    QV_ASSIGN_OR_RETURN(std::string_view row, FullZipValue(data, width, i, &p));
+    QV_RETURN_IF_ERROR(rows.Append(row, &cache));
   }
   out->num_levels = layout.num_items();
   QV_ASSIGN_OR_RETURN(out->values, rows.Finish());
@@ -395,20 +404,11 @@ Status DecodeFullZip(const pb::FullZipLayout& layout, const std::vector<std::str
     QV_RETURN_IF_ERROR(values->Reserve(static_cast<int64_t>(layout.num_visible_items()), 0));
   }
 
-  const uint32_t def_mask = (1u << bits_def) - 1;
   uint64_t p = 0;
   for (uint64_t i = 0; i < num_items; ++i) {
     uint32_t rep = 0, def = 0;
     if (ctrl_bytes > 0) {
-      if (ctrl_bytes > static_cast<int64_t>(data.size() - p)) {
-        return Status::Corruption(fmt::format("full-zip item {} control word past the end", i));
-      }
-      uint32_t ctrl = ctrl_bytes == 1   ? static_cast<uint8_t>(data[p])
-                      : ctrl_bytes == 2 ? Load<uint16_t>(data.data() + p)
-                                        : Load<uint32_t>(data.data() + p);
-      p += ctrl_bytes;
-      rep = ctrl >> bits_def;
-      def = ctrl & def_mask;
+      QV_RETURN_IF_ERROR(FullZipControl(data, ctrl_bytes, bits_def, i, &p, &rep, &def));
       if (bits_rep > 0) out->rep.push_back(static_cast<uint16_t>(rep));
       if (bits_def > 0) out->def.push_back(static_cast<uint16_t>(def));
     }
@@ -428,17 +428,9 @@ Status DecodeFullZip(const pb::FullZipLayout& layout, const std::vector<std::str
       }
       p += value_bytes;
     } else if (def == 0) {
-      if (static_cast<uint64_t>(offset_width) > data.size() - p) {
-        return Status::Corruption(fmt::format("full-zip item {} length past the end", i));
-      }
-      const uint64_t len =
-          offset_width == 8 ? Load<uint64_t>(data.data() + p) : Load<uint32_t>(data.data() + p);
-      p += offset_width;
-      if (len > data.size() - p) {
-        return Status::Corruption(fmt::format("full-zip item {} of {} bytes past the end", i, len));
-      }
-      QV_RETURN_IF_ERROR(DecodeFullZipValue(vc, data.substr(p, len), &cache, values.get()));
-      p += len;
+      QV_ASSIGN_OR_RETURN(std::string_view value,
+                          FullZipValue(data, static_cast<uint64_t>(offset_width), i, &p));
+      QV_RETURN_IF_ERROR(DecodeFullZipValue(vc, value, &cache, values.get()));
     } else {
       QV_RETURN_IF_ERROR(values->AppendEmpty(1));  // a visible null stores nothing
     }
