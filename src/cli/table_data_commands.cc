@@ -198,6 +198,7 @@ struct ImportArgs {
   std::string mode = "append";
   uint64_t max_rows_per_file = 1024 * 1024;
   std::string storage_version = "2.1";  // of a table the import creates
+  bool stable_row_ids = false;          // ...and whether it gets stable row ids
   uint64_t page_bytes = 8ull << 20;
   uint64_t max_bytes_per_file = 90ull << 30;
 };
@@ -233,6 +234,7 @@ int RunImport(const ImportArgs& args) {
   }
   // Only a new table takes it; existing tables keep their data files' version.
   options.commit.new_table_storage_version = args.storage_version;
+  options.commit.new_table_stable_row_ids = args.stable_row_ids;
   if (args.page_bytes == 0) return Fail(Status::InvalidInput("--page-bytes must be > 0"));
   options.file.page_bytes = args.page_bytes;
   auto root = OpenOrCreateRoot(args.uri);
@@ -391,6 +393,10 @@ void AddTableDataCommands(CLI::App& table, int* exit_code) {
   import->add_option("--storage-version", import_args->storage_version,
                      "Lance file format of a table the import creates: 2.1 (default), 2.2 or 2.0; "
                      "existing tables keep theirs");
+  import->add_flag("--stable-row-ids", import_args->stable_row_ids,
+                   "give a table the import creates stable row ids (`_rowid` survives "
+                   "compaction and updates; Lance's enable_stable_row_ids); refused for an "
+                   "existing table without them");
   import->add_option("--page-bytes", import_args->page_bytes,
                      "bytes buffered per column (2.0: per top-level field) before a page is cut "
                      "(default 8388608)");

@@ -1,7 +1,10 @@
 // Applying the data-writing transactions (Append, Overwrite) to a manifest, as Rust Lance's
 // Transaction::build_manifest does: new fragments get ids above every id the table has used
 // (a fragment written with id 0 is assigned one at commit time), Overwrite replaces the schema
-// and the fragments and drops the indices.
+// and the fragments and drops the indices. On a table with stable row ids (reader flag 2) each
+// new fragment gets the next row ids (Manifest.next_row_id, which an overwrite does not reset)
+// and its created / last-updated version sequences, as Lance's assign_row_ids and
+// build_version_meta do; the transaction itself carries none (Lance's neither).
 // Thread-safety: pure functions.
 #pragma once
 

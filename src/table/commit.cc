@@ -68,6 +68,10 @@ Result<CommitResult> CommitTransaction(ObjectStore& store, Transaction txn,
       auto empty = std::make_shared<lance::table::Manifest>();
       empty->mutable_data_format()->set_file_format("lance");
       empty->mutable_data_format()->set_version(options.new_table_storage_version);
+      if (options.new_table_stable_row_ids) {
+        empty->set_reader_feature_flags(format::kFlagStableRowIds);
+        empty->set_writer_feature_flags(format::kFlagStableRowIds);
+      }
       latest.file.manifest = std::move(empty);
       latest_ref.version = 0;
       latest_ref.naming = format::ManifestNaming::kV2;

@@ -33,6 +33,9 @@ struct CommitOptions {
   // An Overwrite with read_version 0 on a store without versions creates the dataset (version 1)
   // in this data storage version (Lance's `data_format.version`).
   std::string new_table_storage_version = "2.1";
+  // ...and with stable row ids (reader and writer feature flag 2, Lance's
+  // enable_stable_row_ids): every row gets an id that survives compaction and updates.
+  bool new_table_stable_row_ids = false;
 };
 
 struct CommitResult {

@@ -270,8 +270,11 @@ Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& in
     const Dataset& ds = **opened;
     store = ds.store();
     read_version = ds.version();
-    if ((ds.WriterFlags() & format::kFlagStableRowIds) != 0) {
-      return Status::Unsupported("writing to tables with stable row ids is not supported yet");
+    if (options.commit.new_table_stable_row_ids &&
+        (ds.WriterFlags() & format::kFlagStableRowIds) == 0) {
+      // Lance's rule: ids cannot be given to rows that exist already.
+      return Status::InvalidInput(
+          "stable row ids can only be turned on when a table is created; this table has none");
     }
     // A table keeps one data file version (Lance refuses mixed versions), overwritten or not.
     storage_version = TableStorageVersion(ds);

@@ -53,8 +53,10 @@ struct WriteResult {
 };
 
 // InvalidInput when the input's schema does not match the table's (appends) or has a type Lance
-// cannot store; Unsupported for types a 2.0 file cannot hold, for tables whose data files are in
-// a format quiver cannot write (2.2, legacy 0.1) or that use stable row ids.
+// cannot store, or when CommitOptions::new_table_stable_row_ids asks for stable row ids on an
+// existing table without them; Unsupported for types a file of the table's format cannot hold
+// and for tables whose data files are in a format quiver cannot write (legacy 0.1). Tables with
+// stable row ids get ids for the new rows at commit time (apply_data.h).
 Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& input,
                               const WriteOptions& options = {});
 

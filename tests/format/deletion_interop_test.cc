@@ -12,7 +12,9 @@
 //    with LanceDB;
 //  * with QUIVER_STABLE_ROW_ID_TABLE set (check_deletions.mjs makes that table with LanceDB),
 //    quiver's `_rowid`/`_rowaddr` of a stable-row-id table and Take by those ids, written to
-//    <table>/../quiver_stable.json for the script to compare with LanceDB's withRowId().
+//    <table>/../quiver_stable.json for the script to compare with LanceDB's withRowId(); and
+//    quiver's own writes to such tables (an append to LanceDB's, a table quiver creates with
+//    stable row ids), in <table>/../quiver_stable_writes.json.
 // Skipped when QUIVER_FORMAT_FIXTURES is unset or not generated (no node).
 #include <unistd.h>
 
@@ -31,6 +33,8 @@
 #include <nlohmann/json.hpp>
 
 #include "arrow/array.h"
+#include "arrow/record_batch.h"
+#include "format/arrow_schema.h"
 #include "format/deletion.h"
 #include "format/lance_proto.h"
 #include "format/proto/rowids.pb.h"
@@ -39,8 +43,10 @@
 #include "table/dataset.h"
 #include "table/delete_rows.h"
 #include "table/fragment_rows.h"
+#include "table/row_ids.h"
 #include "table/scan.h"
 #include "table/take.h"
+#include "table/write.h"
 
 namespace quiver {
 namespace {
@@ -305,6 +311,115 @@ TEST(DeletionInterop, StableRowIdsOfALanceDBTable) {
                         {"row_addrs", all->addrs},
                         {"segment_kinds", *kinds}};
   std::ofstream(fs::path(path).parent_path() / "quiver_stable.json") << out.dump(1);
+}
+
+// `n` rows of LanceDB's stable table's schema (id int64, name utf8): ids from `first`.
+arrow::RecordBatch IdNameRows(const std::shared_ptr<const arrow::Schema>& schema, int64_t first,
+                              int64_t n) {
+  std::vector<int64_t> ids;
+  std::vector<std::string> names;
+  for (int64_t i = 0; i < n; ++i) {
+    ids.push_back(first + i);
+    names.push_back("quiver-" + std::to_string(first + i));
+  }
+  arrow::RecordBatch batch;
+  batch.schema = schema;
+  batch.length = n;
+  batch.columns = {*arrow::MakeFixedArray(arrow::DataType::Int64(), ids),
+                   *arrow::MakeBinaryArray(arrow::DataType::Utf8(), names)};
+  return batch;
+}
+
+// {ids, row_ids, row_addrs, next_row_id, version} of a table, for check_deletions.mjs.
+nlohmann::json RowIdsJson(const fs::path& path) {
+  auto ds = OpenTable(path);
+  EXPECT_TRUE(ds.ok()) << ds.status().ToString();
+  if (!ds.ok()) return {};
+  auto rows = ScanIds(*ds);
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  if (!rows.ok()) return {};
+  return {{"ids", rows->ids},
+          {"row_ids", rows->row_ids},
+          {"row_addrs", rows->addrs},
+          {"next_row_id", (*ds)->manifest().next_row_id()},
+          {"version", (*ds)->version()}};
+}
+
+// quiver writes to stable-row-id tables (QUIVER_STABLE_ROW_ID_TABLE, LanceDB's; and a new one it
+// creates next to it, `quiver_stable_made.lance`): appends in two fragments to LanceDB's table,
+// and a table of its own created with stable row ids, appended to and deleted from. The ids
+// must continue from the table's next_row_id, one per row, and read back through scan and
+// take; <dir>/quiver_stable_writes.json holds what check_deletions.mjs compares with LanceDB.
+TEST(DeletionInterop, QuiverWritesToStableRowIdTables) {
+  const char* path = std::getenv("QUIVER_STABLE_ROW_ID_TABLE");
+  if (path == nullptr) GTEST_SKIP() << "QUIVER_STABLE_ROW_ID_TABLE not set (check_deletions.mjs)";
+  const fs::path theirs = path;
+  const fs::path mine = theirs.parent_path() / "quiver_stable_made.lance";
+  fs::remove_all(mine);
+
+  auto before = OpenTable(theirs);
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  ASSERT_TRUE(table::UsesStableRowIds(**before));
+  const uint64_t next_row_id = (*before)->manifest().next_row_id();
+  auto schema_or = format::ToArrowSchema((*before)->schema());
+  ASSERT_TRUE(schema_or.ok()) << schema_or.status().ToString();
+  auto schema = std::make_shared<const arrow::Schema>(*schema_or);
+  auto write = [&](const fs::path& where, table::WriteMode mode, int64_t first, int64_t n,
+                   bool stable) {
+    fs::create_directories(where);
+    auto root = LocalObjectStore::Open(where.string());
+    EXPECT_TRUE(root.ok());
+    auto stream = arrow::MakeVectorStream(schema, {IdNameRows(schema, first, n)});
+    table::WriteOptions options;
+    options.mode = mode;
+    options.max_rows_per_file = 200;
+    options.commit.new_table_stable_row_ids = stable;
+    auto written = table::WriteData(table::CommitTarget{*root, std::nullopt}, *stream, options);
+    EXPECT_TRUE(written.ok()) << written.status().ToString();
+    // [first id, rows, the version they were created in] for LanceDB's _row_created_at_version.
+    return nlohmann::json::array({first, n, written.ok() ? written->commit.version : 0});
+  };
+  nlohmann::json theirs_created = {write(theirs, table::WriteMode::kAppend, 100000, 300, false)};
+  nlohmann::json theirs_json = RowIdsJson(theirs);
+  theirs_json["created"] = theirs_created;
+  EXPECT_EQ(theirs_json["next_row_id"].get<uint64_t>(), next_row_id + 300);
+  // The appended rows hold ids [next_row_id, next_row_id + 300), in order.
+  std::map<int64_t, uint64_t> id_of;
+  for (size_t i = 0; i < theirs_json["ids"].size(); ++i) {
+    id_of[theirs_json["ids"][i].get<int64_t>()] = theirs_json["row_ids"][i].get<uint64_t>();
+  }
+  for (int64_t i = 0; i < 300; ++i) ASSERT_EQ(id_of[100000 + i], next_row_id + i) << i;
+
+  nlohmann::json mine_created = {write(mine, table::WriteMode::kCreate, 0, 250, true),
+                                 write(mine, table::WriteMode::kAppend, 250, 50, true)};
+  {
+    auto root = LocalObjectStore::Open(mine.string());
+    ASSERT_TRUE(root.ok());
+    auto ds = table::Dataset::Open(*root);
+    ASSERT_TRUE(ds.ok());
+    auto rows = ScanIds(*ds);
+    ASSERT_TRUE(rows.ok());
+    std::vector<uint64_t> addrs;  // every seventh row
+    for (size_t i = 0; i < rows->ids.size(); i += 7) addrs.push_back(rows->addrs[i]);
+    auto deleted = table::DeleteRows(table::CommitTarget{*root, std::nullopt}, addrs, "id % 7 = 0");
+    ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  }
+  nlohmann::json mine_json = RowIdsJson(mine);
+  mine_json["created"] = mine_created;
+  EXPECT_EQ(mine_json["next_row_id"].get<uint64_t>(), 300u);
+  EXPECT_EQ(mine_json["ids"].size(), 300u - 43u);
+  EXPECT_EQ(mine_json["ids"], mine_json["row_ids"]);  // ids 0..299 were given in order
+  for (const fs::path& p : {theirs, mine}) {
+    auto ds = OpenTable(p);
+    ASSERT_TRUE(ds.ok());
+    auto all = ScanIds(*ds);
+    ASSERT_TRUE(all.ok());
+    auto taken = TakeIds(*ds, all->row_ids, table::RowKey::kId);
+    ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+    EXPECT_EQ(taken->addrs, all->addrs);
+  }
+  nlohmann::json out = {{"theirs", theirs_json}, {"mine", mine_json}, {"mine_path", mine.string()}};
+  std::ofstream(theirs.parent_path() / "quiver_stable_writes.json") << out.dump(1);
 }
 
 // A corrupt deletion file fails the scan with Corruption naming it (a copy of `deletes_10`).

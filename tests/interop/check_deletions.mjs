@@ -10,6 +10,9 @@
 // an update that moves rows under their ids, a compaction that rewrites the row id sequences, a
 // delete after it); deletion_interop_test (StableRowIdsOfALanceDBTable) reads it and writes
 // quiver_stable.json next to it; quiver's ids, `_rowid`s and `_rowaddr`s must be LanceDB's.
+// Then quiver writes (QuiverWritesToStableRowIdTables: an append to that table, a stable table
+// of its own) and LanceDB reads quiver's ids, appends after them, updates and compacts keeping
+// every id, and quiver reads the result equal again.
 //
 //   node check_deletions.mjs <deletion_interop_test binary> <format fixtures dir>
 //
@@ -115,11 +118,16 @@ try {
 }
 finish();
 
-async function checkStableRowIds() {
-  const rows = (from, n) => arrow.tableFromArrays({
-    id: BigInt64Array.from({ length: n }, (_, i) => BigInt(from + i)),
-    name: Array.from({ length: n }, (_, i) => `name-${from + i}`),
+// The stable table's rows: id int64, name utf8 (tableFromArrays alone would make `name` a
+// dictionary).
+function rows(from, n) {
+  return new arrow.Table({
+    id: arrow.vectorFromArray(BigInt64Array.from({ length: n }, (_, i) => BigInt(from + i))),
+    name: arrow.vectorFromArray(Array.from({ length: n }, (_, i) => `name-${from + i}`), new arrow.Utf8()),
   });
+}
+
+async function checkStableRowIds() {
   const name = "stable";
   try {
     const db = await lancedb.connect(work);
@@ -152,7 +160,79 @@ async function checkStableRowIds() {
     check(`stable row ids: some _rowid differ from _rowaddr in LanceDB's table (${moved} do)`, moved > 0);
     const diff = rowIdDifference(quiver, lance);
     check(`stable row ids: quiver's _rowid and _rowaddr are LanceDB's (${lance.size} rows)`, diff === "", diff);
+    await checkQuiverStableWrites(db, name, table);
   } catch (e) {
     check("stable row ids: LanceDB makes the table", false, String(e.stack || e));
+  }
+}
+
+// quiver appends to LanceDB's stable table and makes one of its own
+// (DeletionInterop.QuiverWritesToStableRowIdTables); LanceDB must read quiver's ids, give its
+// own new rows the ids after them, and keep every id through an update and a compaction; quiver
+// then reads LanceDB's result equal again.
+async function checkQuiverStableWrites(db, name, table) {
+  const what = "stable row ids: quiver writes";
+  try {
+    execFileSync(binary, ["--gtest_filter=DeletionInterop.QuiverWritesToStableRowIdTables"], {
+      env: { ...process.env, QUIVER_STABLE_ROW_ID_TABLE: table }, encoding: "utf8", stdio: "pipe",
+    });
+    check(`${what}: quiver appends to LanceDB's table and creates one`, true);
+  } catch (e) {
+    check(`${what}: quiver appends to LanceDB's table and creates one`, false, `${e.stdout}\n${e.stderr}`);
+    return;
+  }
+  const written = JSON.parse(fs.readFileSync(path.join(work, "quiver_stable_writes.json"), "utf8"));
+  const cases = [
+    { label: "LanceDB's table after quiver's append", tbl: await db.openTable(name), path: table, q: written.theirs },
+    { label: "quiver's table", tbl: await (await lancedb.connect(path.dirname(written.mine_path))).openTable(
+      path.basename(written.mine_path, ".lance")), path: written.mine_path, q: written.mine },
+  ];
+  for (const { label, tbl, path: tablePath, q } of cases) {
+    const diff = rowIdDifference(q, await lanceRowIds(tbl));
+    check(`${what}: ${label}: LanceDB reads quiver's _rowid and _rowaddr`, diff === "", diff);
+    // The version sequences quiver wrote: each row created (and last updated) by its commit.
+    const versions = await tbl.query().select(["id", "_row_created_at_version", "_row_last_updated_at_version"]).toArrow();
+    const created = new Map();
+    for (const [first, n, version] of q.created) {
+      for (let i = 0; i < n; i++) created.set(first + i, BigInt(version));
+    }
+    let wrong = 0, seen = 0;
+    const vid = versions.getChild("id").toArray();
+    const vc = versions.getChild("_row_created_at_version").toArray();
+    const vu = versions.getChild("_row_last_updated_at_version").toArray();
+    for (let i = 0; i < versions.numRows; i++) {
+      const want = created.get(Number(vid[i]));
+      if (want === undefined) continue;
+      seen++;
+      if (vc[i] !== want || vu[i] !== want) wrong++;
+    }
+    check(`${what}: ${label}: LanceDB reads quiver's created/last-updated versions`, wrong === 0 && seen > 0,
+      `${wrong} of ${seen} rows wrong`);
+    // LanceDB's own append takes the ids after quiver's next_row_id.
+    const n = 50, first = 900000;
+    await tbl.add(rows(first, n));
+    const after = await lanceRowIds(tbl);
+    const fresh = Array.from({ length: n }, (_, i) => after.get(first + i)?.[0]);
+    const start = BigInt(q.next_row_id);
+    check(`${what}: ${label}: LanceDB's append continues at quiver's next_row_id ${start}`,
+      fresh.every((id, i) => id === start + BigInt(i)), `got ${fresh.slice(0, 3).join(", ")}…`);
+    // An update moves rows and a compaction rewrites the sequences: no id changes.
+    await tbl.update({ values: { name: "'moved by LanceDB'" }, where: `id % 5 = 1` });
+    await tbl.optimize();
+    const moved = await lanceRowIds(tbl);
+    let changed = 0;
+    for (const [id, [rowId]] of after) if (moved.get(id)?.[0] !== rowId) changed++;
+    check(`${what}: ${label}: ids survive LanceDB's update and compaction`,
+      changed === 0 && moved.size === after.size, `${changed} of ${after.size} changed, ${moved.size} rows`);
+    try {
+      execFileSync(binary, ["--gtest_filter=DeletionInterop.StableRowIdsOfALanceDBTable"], {
+        env: { ...process.env, QUIVER_STABLE_ROW_ID_TABLE: tablePath }, encoding: "utf8", stdio: "pipe",
+      });
+      const again = JSON.parse(fs.readFileSync(path.join(path.dirname(tablePath), "quiver_stable.json"), "utf8"));
+      const back = rowIdDifference(again, moved);
+      check(`${what}: ${label}: quiver reads LanceDB's result equal`, back === "", back);
+    } catch (e) {
+      check(`${what}: ${label}: quiver reads LanceDB's result equal`, false, `${e.stdout}\n${e.stderr}`);
+    }
   }
 }

@@ -294,6 +294,28 @@ async function queryChecks(rec, tbl, source, fragmentRows) {
   }
 }
 
+// A table quiver imported with --stable-row-ids: ids 0..n-1 were given in import order (the `id`
+// column), whatever fragment a row is in; LanceDB's `_rowid` must be exactly that.
+async function stableRowIdCheck(rec, tbl, n) {
+  const step = "LanceDB reads quiver's stable row ids";
+  try {
+    const got = await tbl.query().select(["id", "_rowaddr"]).withRowId().toArrow();
+    const ids = got.getChild("id").toArray(), rowIds = got.getChild("_rowid").toArray();
+    const addrs = got.getChild("_rowaddr").toArray();
+    let bad = 0, moved = 0, first = null;
+    for (let k = 0; k < got.numRows; k++) {
+      if (BigInt(rowIds[k]) !== BigInt(ids[k])) { bad++; first ??= `id ${ids[k]}: _rowid ${rowIds[k]}`; }
+      if (BigInt(rowIds[k]) !== BigInt(addrs[k])) moved++;
+    }
+    if (got.numRows !== n) fail(rec, step, `${got.numRows} rows`);
+    else if (bad) fail(rec, step, `${bad} _rowid differ from the id, first ${first}`);
+    else if (moved === 0) fail(rec, step, "every _rowid is the row address: the table has no stable row ids");
+    else rec.notes.push(`stable row ids: LanceDB's _rowid is quiver's id on all ${n} rows (${moved} differ from the address)`);
+  } catch (e) {
+    fail(rec, step, errText(e));
+  }
+}
+
 // `quiver table head --json`: one JSON object per row; checks the ids (json_lines.h: int64 within
 // 2^53 as numbers).
 function headJson(rec, dsDir, n) {
@@ -384,6 +406,7 @@ async function checkTable(name, info, db) {
     await queryChecks(rec, tbl, source, maxRows);
     rec.notes.push(`queries (where + select, offset/limit across a fragment boundary, withRowId, countRows(filter)): ${rec.failures.length === before ? "equal" : "FAILED"}`);
   }
+  if (info.stable_row_ids) await stableRowIdCheck(rec, tbl, n);
   rec.steps.read_s = +((performance.now() - s) / 1000).toFixed(2);
 
   if (n === 0) {
@@ -484,7 +507,7 @@ async function main() {
   // so the 2.2 writer meets the same stretching inputs (a 36,000-byte vector needs a 2.2 large
   // chunk where 2.1 cuts the page).
   const setDefault = expected.tables.m_r1000_some_v21?.storage_version ?? "2.1";
-  for (const c of QUIVER_WRITE_CASES) tables[c.name] = { build: c.build, import_args: c.import_args, min_fragments: c.min_fragments, note: c.note, storage_version: setDefault };
+  for (const c of QUIVER_WRITE_CASES) tables[c.name] = { build: c.build, import_args: c.import_args, min_fragments: c.min_fragments, stable_row_ids: c.stable_row_ids, note: c.note, storage_version: setDefault };
   const names = Object.keys(tables).filter(
     (n) => (!only || only.test(n)) && !tables[n].error && !tables[n].refused_by_lancedb);
   const results = [];

@@ -1,7 +1,8 @@
 // Source tables that check_format_write.mjs builds itself (no LanceDB fixture): inputs that
 // stretch quiver's 2.1 writer (docs/format-plan.md, "2.1 writer gaps"). Each entry:
 //   { name, build() -> apache-arrow Table, note, import_args?: [...extra `table import` args],
-//     min_fragments?: n (fragment count not known in advance, at least n) }
+//     min_fragments?: n (fragment count not known in advance, at least n),
+//     stable_row_ids?: true (LanceDB's `_rowid` must then be the id column: ids 0..n-1 in order) }
 // The rows go through the same steps as the fixture tables: quiver imports them, LanceDB reads
 // them, appends and compacts, quiver exports the result.
 
@@ -147,6 +148,20 @@ export const QUIVER_WRITE_CASES = [
         batches.push(new arrow.RecordBatch(schema, struct));
       }
       return new arrow.Table(schema, batches);
+    },
+  },
+  {
+    name: "qv_stable_row_ids",
+    note: "imported with --stable-row-ids in fragments of 1,000: LanceDB's withRowId() is the stable id (0..n-1 in import order), not the row address; LanceDB appends and compacts on top",
+    import_args: ["--stable-row-ids", "--max-rows-per-file", "1000"],
+    min_fragments: 3,
+    stable_row_ids: true,
+    build: () => {
+      const n = 2500;
+      const fields = [new arrow.Field("id", new arrow.Int64(), false), new arrow.Field("v", new arrow.Float64(), true)];
+      const v = arrow.makeData({ type: new arrow.Float64(), length: n, nullCount: 0, data: Float64Array.from({ length: n }, (_, i) => i / 4) });
+      const struct = arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children: [idData(n), v] });
+      return new arrow.Table([new arrow.RecordBatch(new arrow.Schema(fields), struct)]);
     },
   },
 ];

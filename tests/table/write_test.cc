@@ -1,17 +1,24 @@
 // table::WriteData: creating, appending to and overwriting datasets through the commit protocol,
 // read back with table::Scan.
+#include <map>
+#include <numeric>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "arrow/compare.h"
 #include "arrow/concatenate.h"
+#include "common/sync_point.h"
+#include "format/feature_flags.h"
 #include "format/lance_file_reader.h"
 #include "format/lance_proto.h"
+#include "format/proto/rowids.pb.h"
 #include "store/fault_store.h"
 #include "store/memory_store.h"
 #include "table/dataset.h"
+#include "table/row_ids.h"
 #include "table/scan.h"
+#include "table/take.h"
 #include "table/write.h"
 
 namespace quiver::table {
@@ -244,22 +251,29 @@ TEST(WriteData, MismatchedAppendChangesNothing) {
   EXPECT_EQ((*dataset)->version(), 1u);
 }
 
-TEST(WriteData, ConcurrentAppendsAllLand) {
-  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
-  ASSERT_TRUE(Write(root, WriteMode::kCreate, {Batch(0, 1)}).ok());
-  constexpr int kWriters = 4, kRounds = 5;
+// `writers` threads each append `rounds` batches of `rows` rows (ids 1000·(w+1) + 10·r + k); every
+// append must succeed.
+void AppendConcurrently(const std::shared_ptr<ObjectStore>& root, int writers, int rounds,
+                        int64_t rows) {
   std::vector<std::thread> threads;
-  std::vector<Status> failures(kWriters);
-  for (int w = 0; w < kWriters; ++w) {
+  std::vector<Status> failures(writers);
+  for (int w = 0; w < writers; ++w) {
     threads.emplace_back([&, w] {
-      for (int r = 0; r < kRounds; ++r) {
-        auto written = Write(root, WriteMode::kAppend, {Batch(1000 * (w + 1) + r, 1)});
+      for (int r = 0; r < rounds; ++r) {
+        auto written = Write(root, WriteMode::kAppend, {Batch(1000 * (w + 1) + 10 * r, rows)});
         if (!written.ok()) failures[w] = written.status();
       }
     });
   }
   for (auto& t : threads) t.join();
   for (const Status& s : failures) EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
+TEST(WriteData, ConcurrentAppendsAllLand) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  ASSERT_TRUE(Write(root, WriteMode::kCreate, {Batch(0, 1)}).ok());
+  constexpr int kWriters = 4, kRounds = 5;
+  AppendConcurrently(root, kWriters, kRounds, 1);
   std::vector<int64_t> ids = ScanIds(root);
   EXPECT_EQ(ids.size(), 1u + kWriters * kRounds);
   std::sort(ids.begin(), ids.end());
@@ -344,6 +358,184 @@ TEST(WriteData, TwoPointZeroTablesStayTwoPointZero) {
       for (const auto& file : fragment.files()) EXPECT_EQ(file.file_minor_version(), 2u);
     }
   }
+}
+
+// Stable row ids: writes to a table created with them. Lance's bytes (protoc-checked against
+// Lance's rowids.proto): ids [0, 10) = 0a 04 0a 02 10 0a; 10 rows created in version 2 =
+// 0a 08 0a 04 0a 02 10 0a 10 02.
+
+Result<WriteResult> WriteStable(const std::shared_ptr<ObjectStore>& root, WriteMode mode,
+                                std::vector<arrow::RecordBatch> batches,
+                                uint64_t rows_per_file = 1 << 20) {
+  auto stream = arrow::MakeVectorStream(IdNameSchema(), std::move(batches));
+  WriteOptions options;
+  options.mode = mode;
+  options.max_rows_per_file = rows_per_file;
+  options.commit.new_table_stable_row_ids = true;
+  return WriteData(CommitTarget{root, std::nullopt}, *stream, options);
+}
+
+std::string Hex(const std::string& bytes) {
+  std::string out;
+  for (unsigned char c : bytes) {
+    if (!out.empty()) out += ' ';
+    out += "0123456789abcdef"[c >> 4];
+    out += "0123456789abcdef"[c & 15];
+  }
+  return out;
+}
+
+// (id column, `_rowid`) of every row of the latest version, in scan order.
+std::vector<std::pair<int64_t, uint64_t>> ScanIdsAndRowIds(
+    const std::shared_ptr<ObjectStore>& root) {
+  auto dataset = Dataset::Open(root);
+  EXPECT_TRUE(dataset.ok()) << dataset.status().ToString();
+  if (!dataset.ok()) return {};
+  ScanOptions options{{"id"}};
+  options.with_row_id = true;
+  auto stream = Scan(*dataset, options);
+  EXPECT_TRUE(stream.ok()) << stream.status().ToString();
+  std::vector<std::pair<int64_t, uint64_t>> rows;
+  while (stream.ok()) {
+    auto batch = (*stream)->Next();
+    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!batch.ok() || !*batch) break;
+    for (int64_t i = 0; i < (*batch)->length; ++i) {
+      rows.emplace_back(arrow::Values<int64_t>(*(*batch)->columns[0])[i],
+                        arrow::Values<uint64_t>(*(*batch)->columns[1])[i]);
+    }
+  }
+  return rows;
+}
+
+TEST(StableRowIdWrites, IdsVersionsAndNextRowIdAsLanceWritesThem) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  auto created = WriteStable(root, WriteMode::kCreate, {Batch(0, 25)}, 10);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto ds = Dataset::Open(root);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  const auto& m1 = (*ds)->manifest();
+  EXPECT_EQ(m1.reader_feature_flags() & format::kFlagStableRowIds, format::kFlagStableRowIds);
+  EXPECT_EQ(m1.writer_feature_flags() & format::kFlagStableRowIds, format::kFlagStableRowIds);
+  EXPECT_EQ(m1.next_row_id(), 25u);
+  ASSERT_EQ(m1.fragments_size(), 3);
+  EXPECT_EQ(Hex(m1.fragments(0).inline_row_ids()), "0a 04 0a 02 10 0a");
+  EXPECT_EQ(Hex(m1.fragments(0).created_at_version_inline()), "0a 08 0a 04 0a 02 10 0a 10 01");
+  EXPECT_EQ(m1.fragments(0).last_updated_at_version_inline(),
+            m1.fragments(0).created_at_version_inline());
+  lance::table::RowIdSequence third;
+  ASSERT_TRUE(third.ParseFromString(m1.fragments(2).inline_row_ids()));
+  ASSERT_EQ(third.segments_size(), 1);
+  EXPECT_EQ(third.segments(0).range().start(), 20u);
+  EXPECT_EQ(third.segments(0).range().end(), 25u);
+
+  // An append continues the ids and records the version it creates.
+  auto appended = WriteStable(root, WriteMode::kAppend, {Batch(25, 10)});
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  ASSERT_EQ(appended->commit.version, 2u);
+  ds = Dataset::Open(root);
+  ASSERT_TRUE(ds.ok());
+  const auto& m2 = (*ds)->manifest();
+  EXPECT_EQ(m2.next_row_id(), 35u);
+  ASSERT_EQ(m2.fragments_size(), 4);
+  EXPECT_EQ(Hex(m2.fragments(0).created_at_version_inline()), "0a 08 0a 04 0a 02 10 0a 10 01");
+  EXPECT_EQ(Hex(m2.fragments(3).created_at_version_inline()), "0a 08 0a 04 0a 02 10 0a 10 02");
+  auto rows = ScanIdsAndRowIds(root);
+  ASSERT_EQ(rows.size(), 35u);
+  for (const auto& [id, row_id] : rows) EXPECT_EQ(row_id, static_cast<uint64_t>(id));
+  // The fragment ids are not the row ids' high bits: row 30 is fragment 3, offset 5.
+  TakeOptions take;
+  take.columns = {"id"};
+  take.key = RowKey::kId;
+  take.with_row_addr = true;
+  auto taken = Take(*ds, {30, 2}, take);
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  ASSERT_EQ(taken->length, 2);
+  EXPECT_EQ(arrow::Values<int64_t>(*taken->columns[0])[0], 30);
+  EXPECT_EQ(arrow::Values<uint64_t>(*taken->columns[1])[0], (uint64_t{3} << 32) | 5);
+  EXPECT_EQ(arrow::Values<uint64_t>(*taken->columns[1])[1], 2u);
+
+  // An overwrite keeps the flag and does not reuse ids (Lance: next_row_id is not reset).
+  auto overwritten = WriteStable(root, WriteMode::kOverwrite, {Batch(100, 3)});
+  ASSERT_TRUE(overwritten.ok()) << overwritten.status().ToString();
+  rows = ScanIdsAndRowIds(root);
+  EXPECT_EQ(rows, (std::vector<std::pair<int64_t, uint64_t>>{{100, 35}, {101, 36}, {102, 37}}));
+  ds = Dataset::Open(root);
+  ASSERT_TRUE(ds.ok());
+  EXPECT_TRUE(UsesStableRowIds(**ds));
+  EXPECT_EQ((*ds)->manifest().next_row_id(), 38u);
+  EXPECT_EQ(Hex((*ds)->manifest().fragments(0).created_at_version_inline()).substr(24), "10 03");
+}
+
+// Plain appends (the option unset) to a stable table get ids too; asking for stable row ids on
+// a table without them is refused and changes nothing.
+TEST(StableRowIdWrites, TheTableDecidesAndCannotBeTurnedOnLater) {
+  std::shared_ptr<ObjectStore> stable = MemoryObjectStore::Create();
+  ASSERT_TRUE(WriteStable(stable, WriteMode::kCreate, {Batch(0, 4)}).ok());
+  ASSERT_TRUE(Write(stable, WriteMode::kAppend, {Batch(4, 4)}).ok());
+  auto rows = ScanIdsAndRowIds(stable);
+  ASSERT_EQ(rows.size(), 8u);
+  EXPECT_EQ(rows.back().second, 7u);
+
+  std::shared_ptr<ObjectStore> plain = MemoryObjectStore::Create();
+  ASSERT_TRUE(Write(plain, WriteMode::kCreate, {Batch(0, 4)}).ok());
+  for (WriteMode mode : {WriteMode::kAppend, WriteMode::kOverwrite}) {
+    auto r = WriteStable(plain, mode, {Batch(4, 1)});
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput) << r.status().ToString();
+    EXPECT_NE(r.status().message().find("only be turned on when a table is created"),
+              std::string::npos);
+  }
+  auto ds = Dataset::Open(plain);
+  ASSERT_TRUE(ds.ok());
+  EXPECT_EQ((*ds)->version(), 1u);
+  EXPECT_FALSE(UsesStableRowIds(**ds));
+}
+
+// A commit that loses the race is applied again on top of the winner: its ids come after the
+// winner's, never the same ones (the ids were assigned against the manifest it first read).
+TEST(StableRowIdWrites, ARetriedCommitTakesIdsAfterTheWinner) {
+  auto memory = MemoryObjectStore::Create();
+  ASSERT_TRUE(WriteStable(memory, WriteMode::kCreate, {Batch(0, 5)}).ok());
+  auto faults = std::make_shared<FaultInjectingStore>(memory);
+  Gate gate;
+  // The loser's puts: its data file, its .txn, then its manifest — held until the winner is in.
+  faults->PauseNth(StoreOp::kPut, 3, &gate);
+  Result<WriteResult> loser = Status::Internal("not run");
+  std::thread thread([&] { loser = Write(faults, WriteMode::kAppend, {Batch(100, 3)}); });
+  gate.WaitForArrivals(1);
+  auto winner = Write(memory, WriteMode::kAppend, {Batch(200, 4)});
+  gate.Open();
+  thread.join();
+  ASSERT_TRUE(winner.ok()) << winner.status().ToString();
+  ASSERT_TRUE(loser.ok()) << loser.status().ToString();
+  EXPECT_EQ(loser->commit.attempts, 2) << "the loser must have retried";
+  auto rows = ScanIdsAndRowIds(memory);
+  std::map<int64_t, uint64_t> by_id(rows.begin(), rows.end());
+  ASSERT_EQ(by_id.size(), 12u);
+  EXPECT_EQ(by_id[200], 5u);
+  EXPECT_EQ(by_id[203], 8u);
+  EXPECT_EQ(by_id[100], 9u);
+  EXPECT_EQ(by_id[102], 11u);
+  auto ds = Dataset::Open(memory);
+  ASSERT_TRUE(ds.ok());
+  EXPECT_EQ((*ds)->manifest().next_row_id(), 12u);
+  const auto& last = (*ds)->manifest().fragments(2);
+  EXPECT_EQ(Hex(last.created_at_version_inline()).substr(24), "10 03");
+}
+
+// Threads appending at once: every row gets a distinct id, and the ids are exactly 0..n-1.
+TEST(StableRowIdWrites, ConcurrentAppendsGetDistinctIds) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  ASSERT_TRUE(WriteStable(root, WriteMode::kCreate, {Batch(0, 1)}).ok());
+  constexpr int kWriters = 4, kRounds = 4;
+  AppendConcurrently(root, kWriters, kRounds, 2);
+  auto rows = ScanIdsAndRowIds(root);
+  std::vector<uint64_t> ids;
+  for (const auto& row : rows) ids.push_back(row.second);
+  std::sort(ids.begin(), ids.end());
+  std::vector<uint64_t> want(1 + 2 * kWriters * kRounds);
+  std::iota(want.begin(), want.end(), 0);
+  EXPECT_EQ(ids, want);
 }
 
 }  // namespace
