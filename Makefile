@@ -53,7 +53,7 @@ ASAN_CONFIGURE = if [ -f build-asan/CMakeCache.txt ] && \
 	CC=clang CXX=clang++ cmake -S . -B build-asan $(CMAKE_COMMON) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_FLAGS)" \
 	  -DQUIVER_TEST_SHARDS=4 -DQUIVER_SANITIZE=address,undefined -DQUIVER_FUZZ=ON \
-	  -DQUIVER_BUILD_BENCH=OFF >/dev/null
+	  -DQUIVER_BUILD_BENCH=OFF -DQUIVER_UNITY=ON >/dev/null
 FUZZERS := manifest_fuzzer deletion_fuzzer ipc_fuzzer lance_file_fuzzer
 
 test-asan: deps
@@ -71,7 +71,7 @@ TSAN_TARGETS := common_test testing_test store_test catalog_test format_test for
 test-tsan: deps
 	cmake -S . -B build-tsan $(CMAKE_COMMON) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_FLAGS)" -DQUIVER_TEST_SHARDS=2 \
-	  -DQUIVER_SANITIZE=thread -DQUIVER_ONLY_STORE=OFF -DQUIVER_ONLY_CATALOG=ON >/dev/null
+	  -DQUIVER_SANITIZE=thread -DQUIVER_ONLY_STORE=OFF -DQUIVER_ONLY_CATALOG=ON -DQUIVER_UNITY=ON >/dev/null
 	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TARGETS)
 	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --output-on-failure -j $(CTEST_JOBS) --timeout 1800 -L "common|store|catalog|tsan"

@@ -11,6 +11,7 @@
 
 #include "arrow/internal/fbs/Message_generated.h"
 #include "arrow/ipc/internal/schema_fb.h"
+#include "common/little_endian.h"
 
 namespace quiver::arrow {
 namespace {
@@ -22,17 +23,6 @@ constexpr uint32_t kContinuation = 0xFFFFFFFFu;
 // two: Field + its type table), and holds at most this many tables in all.
 constexpr flatbuffers::uoffset_t kMaxDepth = 128;
 constexpr flatbuffers::uoffset_t kMaxTables = 1'000'000;
-
-uint32_t LoadLe32(const char* p) {
-  unsigned char b[4];
-  std::memcpy(b, p, 4);
-  return static_cast<uint32_t>(b[0]) | static_cast<uint32_t>(b[1]) << 8 |
-         static_cast<uint32_t>(b[2]) << 16 | static_cast<uint32_t>(b[3]) << 24;
-}
-
-void StoreLe32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
 
 // Recursion depth is bounded by the verifier's kMaxDepth.
 Result<IpcField> ConvertField(const fb::Field& field) {
@@ -193,12 +183,12 @@ Result<std::string_view> FirstIpcMessageMetadata(std::string_view stream_bytes) 
         fmt::format("arrow IPC stream of {} bytes has no message", stream_bytes.size()));
   }
   size_t pos = 0;
-  uint32_t word = LoadLe32(stream_bytes.data());
+  uint32_t word = LoadLE<uint32_t>(stream_bytes.data());
   if (word == kContinuation) {
     if (stream_bytes.size() < 8) {
       return Status::Corruption("arrow IPC stream truncated in a message length");
     }
-    word = LoadLe32(stream_bytes.data() + 4);
+    word = LoadLE<uint32_t>(stream_bytes.data() + 4);
     pos = 8;
   } else {
     pos = 4;  // pre-0.15 framing: the length comes first
@@ -219,8 +209,8 @@ std::string EncapsulateIpcMessage(std::string_view message_bytes) {
   const size_t padded = (8 + message_bytes.size() + 7) / 8 * 8 - 8;
   std::string out;
   out.reserve(8 + padded);
-  StoreLe32(out, kContinuation);
-  StoreLe32(out, static_cast<uint32_t>(padded));
+  AppendLE<uint32_t>(&out, kContinuation);
+  AppendLE<uint32_t>(&out, static_cast<uint32_t>(padded));
   out.append(message_bytes);
   out.append(padded - message_bytes.size(), '\0');
   return out;

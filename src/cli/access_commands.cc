@@ -18,7 +18,7 @@ using nlohmann::json;
 
 // Bootstrapping happens before the first `quiver serve`, so a missing root is created (with its
 // default project and warehouse), exactly as the server would.
-Result<std::unique_ptr<catalog::Catalog>> OpenRoot(const std::string& uri) {
+Result<std::unique_ptr<catalog::Catalog>> OpenCatalogAt(const std::string& uri) {
   QV_ASSIGN_OR_RETURN(auto store, OpenStore(uri));
   return catalog::Catalog::Open(store);
 }
@@ -34,7 +34,7 @@ int RunCreateKey(const std::string& uri, const std::string& principal, int64_t d
     expires = Clock::Real()->NowMillis() +
               std::chrono::duration_cast<std::chrono::milliseconds>(*lifetime).count();
   }
-  auto catalog = OpenRoot(uri);
+  auto catalog = OpenCatalogAt(uri);
   if (!catalog.ok()) return Fail(catalog.status());
   catalog::ApiKeyStore keys((*catalog)->registry().store_ptr(), nullptr);
   auto created = keys.Create(principal, expires, description, kOperator.principal);
@@ -48,7 +48,7 @@ int RunCreateKey(const std::string& uri, const std::string& principal, int64_t d
 }
 
 int RunListKeys(const std::string& uri, const std::string& principal) {
-  auto catalog = OpenRoot(uri);
+  auto catalog = OpenCatalogAt(uri);
   if (!catalog.ok()) return Fail(catalog.status());
   catalog::ApiKeyStore keys((*catalog)->registry().store_ptr(), nullptr);
   auto list = keys.List(principal.empty() ? std::nullopt : std::optional<std::string>(principal));
@@ -63,7 +63,7 @@ int RunListKeys(const std::string& uri, const std::string& principal) {
 }
 
 int RunRevokeKey(const std::string& uri, const std::string& key_id) {
-  auto catalog = OpenRoot(uri);
+  auto catalog = OpenCatalogAt(uri);
   if (!catalog.ok()) return Fail(catalog.status());
   catalog::ApiKeyStore keys((*catalog)->registry().store_ptr(), nullptr);
   auto revoked = keys.Revoke(key_id, kOperator.principal);
@@ -74,7 +74,7 @@ int RunRevokeKey(const std::string& uri, const std::string& key_id) {
 
 // Adds or removes one tuple ("user:alice#reader@table:p/ns/t").
 int RunGrant(const std::string& uri, const std::string& text, bool add) {
-  auto catalog = OpenRoot(uri);
+  auto catalog = OpenCatalogAt(uri);
   if (!catalog.ok()) return Fail(catalog.status());
   auto tuple = catalog::authz::ParseTuple(text);
   if (!tuple.ok()) return Fail(tuple.status());

@@ -33,7 +33,7 @@ int64_t ToInt(const std::string& s) {
 }
 
 // Maps a scalar Lance logical type to a JsonArrowDataType name (+ length); empty if unknown.
-nlohmann::json ScalarType(const std::string& logical) {
+nlohmann::json ScalarTypeJson(const std::string& logical) {
   static const std::unordered_map<std::string, std::string> kSimple = {
       {"null", "null"},
       {"bool", "bool"},
@@ -71,7 +71,7 @@ nlohmann::json ScalarType(const std::string& logical) {
   if (head == "fixed_size_binary" && parts.size() == 2) {
     return nlohmann::json{{"type", "fixed_size_binary"}, {"length", ToInt(parts[1])}};
   }
-  if (head == "dict" && parts.size() >= 2) return ScalarType(parts[1]);  // unwrapped to values
+  if (head == "dict" && parts.size() >= 2) return ScalarTypeJson(parts[1]);  // unwrapped to values
   return nlohmann::json{{"type", logical}};
 }
 
@@ -192,12 +192,12 @@ nlohmann::json ToJsonArrowType(const SchemaField& field) {
     // fixed_size_list:<inner>:<n>; the inner type may itself contain ':' (e.g. timestamps).
     size_t last = logical.rfind(':');
     std::string inner = logical.substr(16, last - 16);
-    nlohmann::json item = {{"name", "item"}, {"type", ScalarType(inner)}, {"nullable", true}};
+    nlohmann::json item = {{"name", "item"}, {"type", ScalarTypeJson(inner)}, {"nullable", true}};
     return nlohmann::json{{"type", "fixed_size_list"},
                           {"fields", nlohmann::json::array({item})},
                           {"length", ToInt(logical.substr(last + 1))}};
   }
-  return ScalarType(logical);
+  return ScalarTypeJson(logical);
 }
 
 nlohmann::json ToJsonArrowSchema(const Schema& schema) {

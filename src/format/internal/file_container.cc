@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/little_endian.h"
 #include "format/proto/file2.pb.h"
 
 namespace quiver::format::internal {
@@ -19,13 +20,6 @@ constexpr std::string_view kArrayEncoding20 = "/lance.encodings.ArrayEncoding";
 // Bounds that keep a hostile footer from making us allocate or loop without limit.
 constexpr uint64_t kMaxColumns = 1u << 20;
 constexpr uint64_t kMaxGlobalBuffers = 1u << 16;
-
-template <typename T>
-T Load(const char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
 
 // Bytes [base, base + bytes.size()) of the file.
 struct Region {
@@ -59,9 +53,9 @@ Result<Footer> ParseFooter(std::string_view tail_end, uint64_t file_size, const 
   if (std::memcmp(f + 36, kMagic, 4) != 0) {
     return Status::Corruption(fmt::format("{}: no 'LANC' magic at offset {}", what, file_size - 4));
   }
-  Footer footer{Load<uint64_t>(f),      Load<uint64_t>(f + 8),  Load<uint64_t>(f + 16),
-                Load<uint32_t>(f + 24), Load<uint32_t>(f + 28), Load<uint16_t>(f + 32),
-                Load<uint16_t>(f + 34)};
+  Footer footer{LoadLE<uint64_t>(f),      LoadLE<uint64_t>(f + 8),  LoadLE<uint64_t>(f + 16),
+                LoadLE<uint32_t>(f + 24), LoadLE<uint32_t>(f + 28), LoadLE<uint16_t>(f + 32),
+                LoadLE<uint16_t>(f + 34)};
   const uint64_t limit = file_size - kFooterSize;
   if (footer.column_meta_start > limit || footer.cmo_offset > limit || footer.gbo_offset > limit) {
     return Status::Corruption(
@@ -134,8 +128,8 @@ Result<std::shared_ptr<const FileContainer>> Parse(const Region& region, const F
   QV_ASSIGN_OR_RETURN(
       std::string_view gbo,
       region.Slice(footer.gbo_offset, 16ull * footer.num_global_buffers, "global buffer table"));
-  const uint64_t gb0_pos = Load<uint64_t>(gbo.data());
-  const uint64_t gb0_len = Load<uint64_t>(gbo.data() + 8);
+  const uint64_t gb0_pos = LoadLE<uint64_t>(gbo.data());
+  const uint64_t gb0_len = LoadLE<uint64_t>(gbo.data() + 8);
   QV_ASSIGN_OR_RETURN(std::string_view schema_bytes, region.Slice(gb0_pos, gb0_len, "schema"));
   if (!out->descriptor.ParseFromArray(schema_bytes.data(), static_cast<int>(schema_bytes.size()))) {
     return Status::Corruption(fmt::format("{}: unreadable schema at offset {}", what, gb0_pos));
@@ -149,8 +143,8 @@ Result<std::shared_ptr<const FileContainer>> Parse(const Region& region, const F
   const uint64_t data_end = std::min({gb0_pos, footer.column_meta_start, footer.cmo_offset});
   out->columns.resize(footer.num_columns);
   for (uint32_t c = 0; c < footer.num_columns; ++c) {
-    const uint64_t pos = Load<uint64_t>(cmo.data() + 16 * c);
-    const uint64_t len = Load<uint64_t>(cmo.data() + 16 * c + 8);
+    const uint64_t pos = LoadLE<uint64_t>(cmo.data() + 16 * c);
+    const uint64_t len = LoadLE<uint64_t>(cmo.data() + 16 * c + 8);
     QV_ASSIGN_OR_RETURN(std::string_view bytes, region.Slice(pos, len, "column metadata"));
     lance::file::v2::ColumnMetadata meta;
     if (!meta.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
@@ -220,11 +214,11 @@ Result<std::shared_ptr<const FileContainer>> ReadFileContainer(ObjectStore& stor
   uint64_t gb0 = footer.gbo_offset;
   if (footer.num_global_buffers > 0) {
     if (footer.gbo_offset >= tail_start) {
-      gb0 = Load<uint64_t>(tail.data.data() + (footer.gbo_offset - tail_start));
+      gb0 = LoadLE<uint64_t>(tail.data.data() + (footer.gbo_offset - tail_start));
     } else {
       QV_ASSIGN_OR_RETURN(GetResult entry, store.Get(key, ByteRange{footer.gbo_offset, 8}));
       if (entry.data.size() != 8) return Status::Corruption(what + ": short global buffer table");
-      gb0 = Load<uint64_t>(entry.data.data());
+      gb0 = LoadLE<uint64_t>(entry.data.data());
     }
   }
   uint64_t region_start =

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "common/little_endian.h"
+
 namespace quiver::arrow::ipc {
 
 std::string_view CompressionName(Compression compression) {
@@ -27,16 +29,6 @@ namespace internal {
 namespace {
 
 constexpr int64_t kStoredRaw = -1;
-
-void AppendLe64(std::string* out, int64_t v) {
-  const auto u = static_cast<uint64_t>(v);
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((u >> (8 * i)) & 0xFF));
-}
-
-uint32_t LoadLe32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
 
 int64_t LoadLe64(const uint8_t* p) {
   uint64_t v = 0;
@@ -64,7 +56,8 @@ Status CheckFrameHeader(Compression codec, const uint8_t* src, uint64_t src_size
     return Status::OK();
   }
   // LZ4 frame header: magic, FLG, BD, [content size: 8 bytes LE if FLG bit 3], ...
-  if (src_size < 7 || LoadLe32(src) != 0x184D2204u) return Status::Corruption("lz4 frame header");
+  if (src_size < 7 || LoadLE<uint32_t>(src) != 0x184D2204u)
+    return Status::Corruption("lz4 frame header");
   if ((src[4] & 0x08) != 0) {
     if (src_size < 14) return Status::Corruption("lz4 frame header");
     uint64_t content = 0;
@@ -102,7 +95,7 @@ Status BodyCodec::Compress(Compression codec, int zstd_level, std::string_view r
                            std::string* out) {
   if (raw.empty()) return Status::OK();
   const size_t start = out->size();
-  AppendLe64(out, static_cast<int64_t>(raw.size()));
+  AppendLE<int64_t>(out, static_cast<int64_t>(raw.size()));
   size_t written = 0;
   if (codec == Compression::kLz4Frame) {
     LZ4F_preferences_t prefs;
@@ -133,7 +126,7 @@ Status BodyCodec::Compress(Compression codec, int zstd_level, std::string_view r
   if (written >= raw.size()) {
     // Compression does not pay: store the bytes as they are.
     out->resize(start);
-    AppendLe64(out, kStoredRaw);
+    AppendLE<int64_t>(out, kStoredRaw);
     out->append(raw);
     return Status::OK();
   }

@@ -8,20 +8,12 @@
 
 #include "arrow/internal/fbs/File_generated.h"
 #include "arrow/internal/fbs/Message_generated.h"
+#include "common/little_endian.h"
 
 namespace quiver::arrow::ipc::internal {
 namespace {
 
 namespace fb = ::org::apache::arrow::flatbuf;
-
-uint32_t LoadLe32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
-         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
-}
-
-void AppendLe32(std::string* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
 
 // flatbuffers::Verifier asserts that a buffer is below this size; larger metadata is refused
 // before it gets there.
@@ -76,11 +68,11 @@ Result<std::optional<IncomingMessage>> ReadStreamMessage(InputStream& in,
     return CorruptAt(kSource, start, "input ends without an end-of-stream marker");
   }
   if (prefix->size() < 4) return CorruptAt(kSource, start, "truncated message length");
-  uint32_t length = LoadLe32(prefix->data());
+  uint32_t length = LoadLE<uint32_t>(prefix->data());
   if (length == kContinuation) {
     QV_ASSIGN_OR_RETURN(prefix, in.Read(4));
     if (prefix->size() < 4) return CorruptAt(kSource, start, "truncated message length");
-    length = LoadLe32(prefix->data());
+    length = LoadLE<uint32_t>(prefix->data());
   }
   if (length == 0) return std::optional<IncomingMessage>();  // end-of-stream marker
   if (static_cast<int32_t>(length) < 0) {
@@ -135,10 +127,10 @@ Result<IncomingMessage> ReadFileMessage(const RandomAccessSource& source, uint64
   }
   QV_ASSIGN_OR_RETURN(auto framed, source.ReadAt(offset, metadata_length));
   uint64_t skip = 4;
-  uint32_t length = LoadLe32(framed->data());
+  uint32_t length = LoadLE<uint32_t>(framed->data());
   if (length == kContinuation) {
     skip = 8;
-    length = LoadLe32(framed->data() + 4);
+    length = LoadLE<uint32_t>(framed->data() + 4);
   }
   if (length == 0 || static_cast<int32_t>(length) < 0 || length > metadata_length - skip) {
     return CorruptAt(kSource, offset,
@@ -184,8 +176,8 @@ Result<int32_t> WriteMessage(Sink& sink, const OutgoingMessage& message) {
   }
   std::string head;
   head.reserve(static_cast<size_t>(8 + padded));
-  AppendLe32(&head, kContinuation);
-  AppendLe32(&head, static_cast<uint32_t>(padded));
+  AppendLE<uint32_t>(&head, kContinuation);
+  AppendLE<uint32_t>(&head, static_cast<uint32_t>(padded));
   head.append(message.metadata);
   head.append(static_cast<size_t>(padded) - message.metadata.size(), '\0');
   QV_RETURN_IF_ERROR(sink.Write(head));
