@@ -281,21 +281,42 @@ TEST(OutOfLineBitpackingTest, EqualLengthTailIsReadRaw) {
   EXPECT_EQ(out, values);
   std::vector<uint8_t> enc;
   ASSERT_TRUE(EncodeOutOfLine<uint16_t>(values, 1, &enc).ok());
-  EXPECT_EQ(enc, bytes);  // the encoder always writes the raw tail
+  EXPECT_EQ(enc, bytes);  // the encoder writes the raw tail where the lengths tie
+}
+
+// Lance 12's tail rule (bitpack_out_of_line): pad and pack the last block when the padding's
+// bits cost less than packing saves, else store the tail raw. 1440 u16 levels at W=1 (a
+// mini-block chunk LanceDB 0.39 wrote): 128 + 128 bytes, not 128 + 416 * 2.
+TEST(OutOfLineBitpackingTest, TheTailIsPackedWhenPaddingCostsLessThanItSaves) {
+  EXPECT_TRUE(OutOfLinePacksTail<uint16_t>(416, 1));     // 608 bits of padding < 6,240 saved
+  EXPECT_FALSE(OutOfLinePacksTail<uint16_t>(64, 1));     // 960 = 960: a tie stays raw
+  EXPECT_FALSE(OutOfLinePacksTail<uint32_t>(10, 20));    // 20,280 > 120
+  EXPECT_FALSE(OutOfLinePacksTail<uint64_t>(1000, 63));  // 1,512 > 1,000
+  EXPECT_TRUE(OutOfLinePacksTail<uint64_t>(1000, 10));   // 240 < 54,000
+  std::vector<uint16_t> levels(1440);
+  for (size_t i = 0; i < levels.size(); ++i) levels[i] = static_cast<uint16_t>(i % 3 == 0);
+  std::vector<uint8_t> enc;
+  ASSERT_TRUE(EncodeOutOfLine<uint16_t>(levels, 1, &enc).ok());
+  EXPECT_EQ(enc.size(), 256u);
+  EXPECT_EQ(OutOfLineEncodedBytes<uint16_t>(1440, 1), 256u);
+  std::vector<uint16_t> out(levels.size());
+  ASSERT_TRUE(DecodeOutOfLine<uint16_t>(Bytes(enc), 1, levels.size(), out.data()).ok());
+  EXPECT_EQ(out, levels);
 }
 
 TEST(OutOfLineBitpackingTest, RejectsMalformedBuffers) {
   const auto values = RandomValues<uint16_t>(1500, 3, 9);
   std::vector<uint8_t> enc;
   ASSERT_TRUE(EncodeOutOfLine<uint16_t>(values, 3, &enc).ok());
-  std::vector<uint16_t> out(2000);
+  std::vector<uint16_t> out(2100);
   auto st = DecodeOutOfLine<uint16_t>(std::span(enc.data(), enc.size() - 2), 3, 1500, out.data());
   EXPECT_EQ(st.subcode(), Subcode::kCorruption) << st.ToString();
   st = DecodeOutOfLine<uint16_t>(std::span(enc.data(), enc.size() - 1), 3, 1500, out.data());
   EXPECT_EQ(st.subcode(), Subcode::kCorruption) << st.ToString();
   EXPECT_FALSE(DecodeOutOfLine<uint16_t>(Bytes(enc), 17, 1500, out.data()).ok());
   EXPECT_FALSE(DecodeOutOfLine<uint16_t>(Bytes(enc), -1, 1500, out.data()).ok());
-  EXPECT_FALSE(DecodeOutOfLine<uint16_t>(Bytes(enc), 3, 2000, out.data()).ok());
+  // (a count in (1024, 2048] reads the two packed blocks; 2,100 needs more)
+  EXPECT_FALSE(DecodeOutOfLine<uint16_t>(Bytes(enc), 3, 2100, out.data()).ok());
   EXPECT_FALSE(DecodeOutOfLine<uint16_t>(Bytes(enc), 3, 1024, out.data()).ok());
   // A huge count must be rejected from the sizes alone, before any write.
   EXPECT_FALSE(DecodeOutOfLine<uint16_t>(Bytes(enc), 3, size_t{1} << 60, out.data()).ok());

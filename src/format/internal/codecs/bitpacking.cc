@@ -188,7 +188,10 @@ Status EncodeOutOfLine(std::span<const T> values, int width, std::vector<uint8_t
     AppendPackedBlock<T>(values.data() + b * kBlock, kBlock, width, out);
   }
   const size_t tail = n % kBlock;
-  if (tail != 0) {
+  if (tail == 0) return Status::OK();
+  if (OutOfLinePacksTail<T>(tail, width)) {
+    AppendPackedBlock<T>(values.data() + full_blocks * kBlock, tail, width, out);
+  } else {
     const size_t at = out->size();
     out->resize(at + tail * sizeof(T));
     std::memcpy(out->data() + at, values.data() + full_blocks * kBlock, tail * sizeof(T));

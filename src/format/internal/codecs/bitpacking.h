@@ -9,7 +9,8 @@
 //     header. Full 1024-value blocks of 1024*W/T words each, then a tail of t = n mod 1024 values
 //     that is either t raw T-bit words or one more zero-padded packed block; a decoder tells
 //     them apart by length (raw iff total words == full_blocks*1024*W/T + t, which also wins
-//     the tie when both readings have the same length). Our encoder always writes a raw tail.
+//     the tie when both readings have the same length). Our encoder chooses as Lance 12 does
+//     (OutOfLinePacksTail), which never packs where the lengths would tie.
 //
 // T is the uncompressed word type (uint8_t/uint16_t/uint32_t/uint64_t). Decoders take
 // untrusted bytes (any alignment) and return Status::Corruption for sizes that do not match;
@@ -51,11 +52,26 @@ template <typename T>
 Status EncodeInlineChunk(std::span<const T> values, std::vector<uint8_t>* out,
                          int* width_out = nullptr);
 
-// Bytes EncodeOutOfLine produces for n values at `width` (full blocks packed, raw tail).
+// Whether EncodeOutOfLine packs a tail of `tail` (< 1024) values as one zero-padded block
+// rather than storing them raw: Lance's rule (lance-encoding bitpacking.rs
+// bitpack_out_of_line, Lance 12), padding when the padding's bits cost less than packing saves.
+template <typename T>
+constexpr bool OutOfLinePacksTail(size_t tail, int width) {
+  const size_t w = static_cast<size_t>(width);
+  const size_t padding_cost = w * (kFastLanesBlockValues - tail);
+  const size_t savings = (sizeof(T) * 8 - w) * tail;
+  return padding_cost < savings;
+}
+
+// Bytes EncodeOutOfLine produces for n values at `width`.
 template <typename T>
 constexpr size_t OutOfLineEncodedBytes(size_t n, int width) {
-  return (n / kFastLanesBlockValues) * FastLanesPackedWords<T>(width) * sizeof(T) +
-         (n % kFastLanesBlockValues) * sizeof(T);
+  const size_t tail = n % kFastLanesBlockValues;
+  const size_t tail_bytes = tail == 0 ? 0
+                            : OutOfLinePacksTail<T>(tail, width)
+                                ? FastLanesPackedWords<T>(width) * sizeof(T)
+                                : tail * sizeof(T);
+  return (n / kFastLanesBlockValues) * FastLanesPackedWords<T>(width) * sizeof(T) + tail_bytes;
 }
 
 // Decodes an OutOfLineBitpacking buffer of n values packed at `width` bits (width comes from
@@ -64,8 +80,8 @@ template <typename T>
 Status DecodeOutOfLine(std::span<const uint8_t> in, int width, size_t n, T* out);
 
 // Appends the OutOfLineBitpacking encoding of `values` at `width` bits to `out`: full blocks
-// packed, the tail (if any) as raw T words. InvalidInput if a value needs more than `width`
-// bits or width is out of range.
+// packed, the tail (if any) packed as a padded block or as raw T words (OutOfLinePacksTail).
+// InvalidInput if a value needs more than `width` bits or width is out of range.
 template <typename T>
 Status EncodeOutOfLine(std::span<const T> values, int width, std::vector<uint8_t>* out);
 

@@ -38,6 +38,7 @@ constexpr uint64_t kFsstMinPageBytes = 32 * 1024;   // §4.8: FSST only for page
 constexpr uint64_t kFsstMinMaxLength = 5;           // ... whose longest string has 5+ bytes
 constexpr uint64_t kZstdMinValueBytes = 32 * 1024;  // §4.9: per-value ZSTD above this
 constexpr int kPerValueZstdLevel = 3;
+constexpr size_t kMaxInlineConstantBytes = 32;  // 2.2 ConstantLayout.inline_value (Lance's)
 
 template <typename T>
 void Put(std::string* out, T v) {
@@ -341,12 +342,54 @@ std::string DictionaryBlock(const arrow::ArrayData& items, pb::CompressiveEncodi
   return out;
 }
 
+// 2.2's dictionary items, through Lance 12's block compressor with the "lz4" compression its
+// dictionaries ask for (DEFAULT_DICT_VALUES_COMPRESSION): 64-bit items that leave high bits
+// unused are bit-packed (inline up to 1,024 items, unless one packed block is no smaller than
+// the items; out-of-line above); everything else is General{LZ4} around the 2.1 block (Flat or
+// Variable). RLE, which Lance tries first, never wins on distinct items.
+Result<std::string> DictionaryBlock22(const arrow::ArrayData& items,
+                                      pb::CompressiveEncoding* encoding) {
+  const int64_t n = items.length;
+  if (!arrow::IsBinaryLike(items.type.id()) && arrow::BitWidth(items.type) == 64 && n > 0) {
+    std::vector<uint64_t> words(static_cast<size_t>(n));
+    std::memcpy(words.data(), items.buffers[1]->data() + items.offset * 8, words.size() * 8);
+    const int width = codecs::BitWidthOf<uint64_t>(words.data(), words.size());
+    const uint64_t raw = static_cast<uint64_t>(n) * 8;
+    const bool too_small = n <= 1024 && 1024ull * static_cast<uint64_t>(width) / 8 >= raw;
+    if (width < 64 && !too_small) {
+      std::vector<uint8_t> bytes;
+      if (n <= 1024) {
+        encoding->mutable_inline_bitpacking()->set_uncompressed_bits_per_value(64);
+        QV_RETURN_IF_ERROR(codecs::EncodeInlineChunk<uint64_t>(words, &bytes));
+      } else {
+        auto* ool = encoding->mutable_out_of_line_bitpacking();
+        ool->set_uncompressed_bits_per_value(64);
+        ool->mutable_values()->mutable_flat()->set_bits_per_value(static_cast<uint64_t>(width));
+        QV_RETURN_IF_ERROR(codecs::EncodeOutOfLine<uint64_t>(words, width, &bytes));
+      }
+      return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    }
+  }
+  auto* general = encoding->mutable_general();
+  general->mutable_compression()->set_scheme(pb::COMPRESSION_ALGORITHM_LZ4);
+  const std::string block = DictionaryBlock(items, general->mutable_values());
+  std::vector<uint8_t> compressed;
+  QV_RETURN_IF_ERROR(codecs::CompressLz4Unit(
+      std::span(reinterpret_cast<const uint8_t*>(block.data()), block.size()), &compressed));
+  return std::string(reinterpret_cast<const char*>(compressed.data()), compressed.size());
+}
+
 // Whether Lance would dictionary-encode these values (§6): strings and 128-bit values, at least
 // 100 of them, at most half distinct and 100k entries, and a result no larger than 0.8x raw.
 // Large (64-bit offset) strings too: Lance 8.0 does so in 2.1 files, with a 64-bit Variable
 // dictionary block (observed, lance-findings.md; the reference has that as 2.2 only).
-Result<std::optional<Dictionary>> MaybeDictionary(const ValueWriter& vw) {
-  const bool eligible = vw.compress && !vw.fsl && (vw.variable || vw.bits == 128) &&
+//
+// 2.2 (Lance 12's `dense_u32` dictionary strategy, lance-file v2_2) also takes 64-bit values
+// (integers, doubles, dates and timestamps), and weighs a dictionary as Lance's dictionary_encode
+// does: its items plus 4 bytes per index against 0.8x raw.
+Result<std::optional<Dictionary>> MaybeDictionary(const ValueWriter& vw, bool v22) {
+  const bool eligible = vw.compress && !vw.fsl &&
+                        (vw.variable || vw.bits == 128 || (v22 && vw.bits == 64)) &&
                         vw.values.length >= kDictionaryMinValues;
   if (!eligible) return std::optional<Dictionary>();
   const int64_t max_items = std::min<int64_t>(kDictionaryMaxItems, vw.values.length / 2);
@@ -356,9 +399,9 @@ Result<std::optional<Dictionary>> MaybeDictionary(const ValueWriter& vw) {
   const uint64_t offset = vw.variable ? static_cast<uint64_t>(vw.offset_bytes) : 0;
   for (int64_t i = 0; i < vw.values.length; ++i) raw += vw.ValueBytes(i) + offset;
   const uint64_t items = static_cast<uint64_t>(dict->items->length);
-  const uint64_t encoded = dict->item_bytes + offset * items +
-                           static_cast<uint64_t>(vw.values.length) *
-                               std::max<uint64_t>(1, (std::bit_width(items) + 7) / 8);
+  const uint64_t index_bytes = v22 ? 4 : std::max<uint64_t>(1, (std::bit_width(items) + 7) / 8);
+  const uint64_t encoded =
+      dict->item_bytes + offset * items + static_cast<uint64_t>(vw.values.length) * index_bytes;
   if (static_cast<double>(encoded) > kDictionarySizeRatio * static_cast<double>(raw)) {
     return std::optional<Dictionary>();
   }
@@ -412,7 +455,9 @@ Status EncodeLevels(const std::vector<uint16_t>& levels, uint64_t begin, uint64_
                     const pb::CompressiveEncoding& encoding, std::string* out) {
   std::span<const uint16_t> slice(levels.data() + begin, end - begin);
   std::vector<uint8_t> bytes;
-  if (encoding.has_inline_bitpacking()) {
+  if (encoding.has_rle()) {
+    codecs::EncodeRleBlock<uint16_t>(slice, &bytes);
+  } else if (encoding.has_inline_bitpacking()) {
     QV_RETURN_IF_ERROR(codecs::EncodeInlineChunk<uint16_t>(slice, &bytes));
   } else if (encoding.has_out_of_line_bitpacking()) {
     const int width =
@@ -426,13 +471,48 @@ Status EncodeLevels(const std::vector<uint16_t>& levels, uint64_t begin, uint64_
   return Status::OK();
 }
 
-// §4.5: InlineBitpacking(16) for pages of up to 1024 levels, OutOfLineBitpacking(16, W) above.
-pb::CompressiveEncoding LevelEncoding(const std::vector<uint16_t>& levels, bool compress) {
+// 2.2's block compression of levels, as Lance 12's block compressor picks it for a page's levels
+// (then applied to each chunk's levels, or to a constant page's whole buffer): RLE (u16 values,
+// u8 run lengths, after its u64 header) when smaller than both the raw levels and bit-packing;
+// else bit-packing when smaller than raw (inline up to 1,024 levels, where one packed block must
+// also beat raw; out-of-line above); else Flat(16). General (LZ4), which Lance tries only for
+// blocks over 32 KiB that neither shrinks, is not used.
+pb::CompressiveEncoding LevelBlockEncoding22(const std::vector<uint16_t>& levels) {
+  pb::CompressiveEncoding e;
+  const uint64_t n = levels.size();
+  const uint64_t raw = n * 2;
+  const uint64_t rle = 8 + codecs::RleEntries<uint16_t>(levels) * 3;
+  uint16_t max = 0;
+  for (uint16_t v : levels) max = std::max(max, v);
+  const int width = BitsFor(max);
+  const uint64_t packed = n <= 1024 ? 2 + 128 * static_cast<uint64_t>(width)
+                                    : codecs::OutOfLineEncodedBytes<uint16_t>(n, width);
+  if (rle < raw && rle <= packed) {
+    auto* r = e.mutable_rle();
+    r->mutable_values()->mutable_flat()->set_bits_per_value(16);
+    r->mutable_run_lengths()->mutable_flat()->set_bits_per_value(8);
+  } else if (packed < raw && n <= 1024) {
+    e.mutable_inline_bitpacking()->set_uncompressed_bits_per_value(16);
+  } else if (packed < raw) {
+    auto* ool = e.mutable_out_of_line_bitpacking();
+    ool->set_uncompressed_bits_per_value(16);
+    ool->mutable_values()->mutable_flat()->set_bits_per_value(static_cast<uint64_t>(width));
+  } else {
+    e.mutable_flat()->set_bits_per_value(16);
+  }
+  return e;
+}
+
+// 2.1 (§4.5): InlineBitpacking(16) for pages of up to 1024 levels, OutOfLineBitpacking(16, W)
+// above; 2.2: LevelBlockEncoding22.
+pb::CompressiveEncoding LevelEncoding(const std::vector<uint16_t>& levels, bool compress,
+                                      bool v22) {
   pb::CompressiveEncoding e;
   if (!compress) {
     e.mutable_flat()->set_bits_per_value(16);
     return e;
   }
+  if (v22) return LevelBlockEncoding22(levels);
   if (levels.size() <= 1024) {
     e.mutable_inline_bitpacking()->set_uncompressed_bits_per_value(16);
     return e;
@@ -446,16 +526,117 @@ pb::CompressiveEncoding LevelEncoding(const std::vector<uint16_t>& levels, bool 
   return e;
 }
 
-Result<EncodedPage> EncodeConstant(const LeafPageData& page) {
+// A page without values (every item null, or only empty and null lists). One without layers
+// beyond a nullable item has no buffers; others store [rep, def]: raw u16 in 2.1; in 2.2 each
+// block-compressed with its count (an empty buffer for levels the page does not have).
+Result<EncodedPage> EncodeConstant(const LeafPageData& page, const PageEncodeOptions& options) {
   EncodedPage out;
   out.rows = page.rows;
   auto* layout = out.layout.mutable_constant_layout();
   SetLayers(page.layers, layout->mutable_layers());
   const bool simple = page.layers.size() == 1 && page.layers[0] == LayerKind::kNullableItem;
-  if (!simple) {
-    std::string rep(reinterpret_cast<const char*>(page.rep.data()), page.rep.size() * 2);
-    std::string def(reinterpret_cast<const char*>(page.def.data()), page.def.size() * 2);
-    out.buffers = {std::move(rep), std::move(def)};
+  if (simple) return out;
+  std::string rep, def;
+  if (!options.large_chunks) {
+    rep.assign(reinterpret_cast<const char*>(page.rep.data()), page.rep.size() * 2);
+    def.assign(reinterpret_cast<const char*>(page.def.data()), page.def.size() * 2);
+  } else {
+    if (!page.rep.empty()) {
+      *layout->mutable_rep_compression() = LevelBlockEncoding22(page.rep);
+      QV_RETURN_IF_ERROR(
+          EncodeLevels(page.rep, 0, page.rep.size(), layout->rep_compression(), &rep));
+      layout->set_num_rep_values(page.rep.size());
+    }
+    if (!page.def.empty()) {
+      *layout->mutable_def_compression() = LevelBlockEncoding22(page.def);
+      QV_RETURN_IF_ERROR(
+          EncodeLevels(page.def, 0, page.def.size(), layout->def_compression(), &def));
+      layout->set_num_def_values(page.def.size());
+    }
+  }
+  out.buffers = {std::move(rep), std::move(def)};
+  return out;
+}
+
+// The one value every valid (definition 0) item of the page holds, as Arrow bytes (a bool as
+// one byte, 0 or 1); nullopt when they differ, or for values Lance 12 never writes as a
+// constant (dictionary columns, fixed-size lists).
+std::optional<std::string> SingleValue(const LeafPageData& page, const ValueWriter& vw) {
+  if (page.dictionary_type || vw.fsl || page.num_valid_values == 0) return std::nullopt;
+  if (!vw.variable && vw.bits != 1 && vw.bits % 8 != 0) return std::nullopt;
+  const uint8_t* data = vw.values.buffers[1]->data();
+  const size_t width = static_cast<size_t>(vw.bits / 8);
+  // Compared in place (no copy per value): strings by their bytes, fixed widths by memcmp,
+  // bools by bit.
+  auto same = [&](int64_t a, int64_t b) {
+    if (vw.variable) return arrow::BinaryValue(vw.values, a) == arrow::BinaryValue(vw.values, b);
+    if (vw.bits == 1) {
+      return arrow::GetBit(data, vw.values.offset + a) == arrow::GetBit(data, vw.values.offset + b);
+    }
+    return std::memcmp(data + (vw.values.offset + a) * width, data + (vw.values.offset + b) * width,
+                       width) == 0;
+  };
+  int64_t first = -1;
+  auto valid_value = [&](int64_t i) {  // false once a value differs from the first
+    if (first < 0) first = i;
+    return first == i || same(first, i);
+  };
+  if (page.def.empty()) {
+    for (int64_t i = 0; i < vw.values.length; ++i) {
+      if (!valid_value(i)) return std::nullopt;
+    }
+  } else {
+    // Values are the visible levels'; only definition 0 holds one (others are null slots).
+    const uint16_t max_visible = MaxVisibleDef(page.layers);
+    int64_t v = -1;
+    for (uint64_t level = 0; level < page.num_levels; ++level) {
+      if (page.def[level] > max_visible) continue;
+      ++v;
+      if (page.def[level] == 0 && !valid_value(v)) return std::nullopt;
+    }
+  }
+  if (first < 0) return std::nullopt;
+  if (vw.variable) return std::string(arrow::BinaryValue(vw.values, first));
+  return vw.FlatItems(first, 1);
+}
+
+// 2.2: a page whose valid items all hold one value, as Lance 12 writes it: a ConstantLayout
+// with the value inline (fixed width, up to 32 bytes) or as a scalar value buffer (`u32 number
+// of Arrow buffers, u32 length of each, the buffers` of a one-value array: i32 or i64 offsets
+// [0, len] and the bytes for strings and binaries). A page with repetition or definition levels
+// also stores them, raw u16 (Lance does not compress these; an empty buffer for the kind it
+// lacks): [scalar,] rep, def.
+std::optional<EncodedPage> EncodeConstantValue(const LeafPageData& page, const ValueWriter& vw) {
+  std::optional<std::string> value = SingleValue(page, vw);
+  if (!value) return std::nullopt;
+  EncodedPage out;
+  out.rows = page.rows;
+  auto* layout = out.layout.mutable_constant_layout();
+  SetLayers(page.layers, layout->mutable_layers());
+  if (!vw.variable && value->size() <= kMaxInlineConstantBytes) {
+    layout->set_inline_value(*value);
+  } else {
+    std::string scalar;
+    if (vw.variable) {
+      const uint32_t width = static_cast<uint32_t>(vw.offset_bytes);
+      Put<uint32_t>(&scalar, 2);
+      Put<uint32_t>(&scalar, 2 * width);
+      Put<uint32_t>(&scalar, static_cast<uint32_t>(value->size()));
+      if (width == 8) {
+        Put<uint64_t>(&scalar, 0), Put<uint64_t>(&scalar, value->size());
+      } else {
+        Put<uint32_t>(&scalar, 0), Put<uint32_t>(&scalar, static_cast<uint32_t>(value->size()));
+      }
+    } else {
+      Put<uint32_t>(&scalar, 1);
+      Put<uint32_t>(&scalar, static_cast<uint32_t>(value->size()));
+    }
+    scalar += *value;
+    out.buffers.push_back(std::move(scalar));
+  }
+  if (!page.rep.empty() || !page.def.empty()) {
+    out.buffers.emplace_back(reinterpret_cast<const char*>(page.rep.data()), page.rep.size() * 2);
+    out.buffers.emplace_back(reinterpret_cast<const char*>(page.def.data()), page.def.size() * 2);
   }
   return out;
 }
@@ -628,7 +809,7 @@ Status PlanValues(const LeafPageData& page, const ValueWriter& page_values, Mini
   if (page.dictionary_type) {
     QV_ASSIGN_OR_RETURN(plan->dict, BuildDictionary(page_values.values, INT64_MAX));
   } else {
-    QV_ASSIGN_OR_RETURN(plan->dict, MaybeDictionary(page_values));
+    QV_ASSIGN_OR_RETURN(plan->dict, MaybeDictionary(page_values, plan->large_chunks));
   }
   if (!plan->dict && page_values.variable) {
     QV_ASSIGN_OR_RETURN(plan->fsst, MaybeFsst(page_values));
@@ -846,15 +1027,22 @@ Result<std::optional<EncodedPage>> EncodeMiniBlock(const LeafPageData& page,
   plan.has_rep = !page.rep.empty();
   plan.has_def = !page.def.empty();
   if (plan.has_rep)
-    *layout->mutable_rep_compression() = plan.rep_enc = LevelEncoding(page.rep, options.compress);
+    *layout->mutable_rep_compression() = plan.rep_enc =
+        LevelEncoding(page.rep, options.compress, options.large_chunks);
   if (plan.has_def)
-    *layout->mutable_def_compression() = plan.def_enc = LevelEncoding(page.def, options.compress);
+    *layout->mutable_def_compression() = plan.def_enc =
+        LevelEncoding(page.def, options.compress, options.large_chunks);
   DescribeValues(vw, &plan, layout->mutable_value_compression());
   layout->set_num_buffers(plan.num_buffers);
   layout->set_num_items(static_cast<uint64_t>(vw.values.length));
   std::string dictionary_block;
   if (plan.dict) {
-    dictionary_block = DictionaryBlock(*plan.dict->items, layout->mutable_dictionary());
+    if (options.large_chunks) {
+      QV_ASSIGN_OR_RETURN(dictionary_block,
+                          DictionaryBlock22(*plan.dict->items, layout->mutable_dictionary()));
+    } else {
+      dictionary_block = DictionaryBlock(*plan.dict->items, layout->mutable_dictionary());
+    }
     layout->set_num_dictionary_items(static_cast<uint64_t>(plan.dict->items->length));
   }
 
@@ -1047,11 +1235,17 @@ std::vector<bool> RowsWithOuterNulls(const LeafPageData& page,
 Status EncodeInto(const LeafPageData& page, const PageEncodeOptions& options,
                   std::vector<EncodedPage>* out) {
   if (page.num_valid_values == 0) {
-    QV_ASSIGN_OR_RETURN(EncodedPage encoded, EncodeConstant(page));
+    QV_ASSIGN_OR_RETURN(EncodedPage encoded, EncodeConstant(page, options));
     out->push_back(std::move(encoded));
     return Status::OK();
   }
   ValueWriter vw(*page.values, options.compress);
+  if (options.large_chunks && options.compress) {
+    if (std::optional<EncodedPage> constant = EncodeConstantValue(page, vw)) {
+      out->push_back(std::move(*constant));
+      return Status::OK();
+    }
+  }
   const bool wide = !page.dictionary_type && vw.MaxValueBytes() >= kFullZipMinValueBytes;
   const bool misread = wide && LanceMisreadsFullZip(page.layers);
   if (wide && !misread) {

@@ -35,7 +35,9 @@ struct PageEncodeOptions {
   bool compress = true;  // false: only Flat / Variable / FixedSizeList values, Flat(16) levels
   // File format 2.2: mini-block pages use the large-chunk grammar (u32 chunk metadata words and
   // u32 value-buffer sizes in the chunk headers, `has_large_chunk`), which Lance 12's 2.2 reader
-  // requires of every mini-block page. Chunks keep 2.1's 32 KiB bound.
+  // requires of every mini-block page (chunks keep 2.1's 32 KiB bound unless a value needs
+  // more), and the levels of pages without values are block-compressed (RLE, bit-packing) as
+  // Lance 12 writes them.
   bool large_chunks = false;
 };
 
