@@ -1,8 +1,10 @@
-// Format benchmark: quiver's Lance 2.1 writer and reader against LanceDB 0.31 (Rust Lance 8.0)
-// on the same data, machine and run, next to physical floors. bench/format/run.sh drives it.
+// Format benchmark: quiver's Lance 2.1 writer and reader against LanceDB 0.31 (Rust Lance 8.0),
+// or with --storage-version 2.2 its 2.2 writer against LanceDB 0.39 (Lance 12; the peer then
+// runs with QV_LANCEDB=0.39), on the same data, machine and run, next to physical floors.
+// bench/format/run.sh drives it.
 //
 //   format_bench [--rows N] [--rounds R] [--work DIR] [--peer SCRIPT] [--json FILE]
-//                [--batch-rows B] [--keep]
+//                [--batch-rows B] [--keep] [--storage-version 2.1|2.2]
 //   format_bench --scan-only TABLE_DIR [--columns a,b] [--rounds R]   (profiling aid: quiver
 //                scans of one table, no peer, no floors)
 //   format_bench --write-only DIR [--rows N] [--rounds R]   (profiling aid: quiver writes of the
@@ -50,6 +52,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -283,6 +286,22 @@ uint64_t DataBytes(const std::string& table_dir) {
   return total;
 }
 
+// The file format versions the table's data files say in their footers ("2.1", "2.1+2.2").
+std::string FooterVersions(const std::string& table_dir) {
+  std::set<std::string> versions;
+  for (const auto& f : DataFiles(table_dir)) {
+    std::ifstream in(f, std::ios::binary);
+    in.seekg(-8, std::ios::end);
+    uint16_t major = 0, minor = 0;
+    in.read(reinterpret_cast<char*>(&major), 2);
+    in.read(reinterpret_cast<char*>(&minor), 2);
+    versions.insert(fmt::format("{}.{}", major, minor));
+  }
+  std::string out;
+  for (const auto& v : versions) out += (out.empty() ? "" : "+") + v;
+  return out;
+}
+
 uint64_t TreeBytes(const std::string& dir) {
   uint64_t total = 0;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
@@ -441,11 +460,15 @@ std::vector<std::pair<std::string, std::vector<std::pair<uint64_t, uint64_t>>>> 
 // ---------------------------------------------------------------------------------------------
 // quiver's side
 
+// The Lance file format quiver writes (--storage-version): 2.1, or 2.2 against LanceDB 0.39.
+std::string g_storage_version = "2.1";
+
 double QuiverWrite(const Dataset& d, const std::string& dir) {
   auto store = Check(quiver::LocalObjectStore::Open(dir), "open " + dir);
   auto stream = qa::MakeVectorStream(d.schema, d.batches);
   quiver::table::WriteOptions options;
   options.mode = quiver::table::WriteMode::kCreate;
+  options.commit.new_table_storage_version = g_storage_version;
   ::sync();
   const auto t0 = Clock::now();
   auto written = Check(
@@ -566,6 +589,8 @@ int main(int argc, char** argv) {
       write_only = next();
     else if (a == "--columns")
       scan_columns = next();
+    else if (a == "--storage-version")
+      g_storage_version = next();
     else
       Die("unknown argument " + a);
   }
@@ -802,8 +827,9 @@ int main(int argc, char** argv) {
         Fmt(m, 4).c_str(), Fmt(m / q, 2).c_str(), Fmt(c, 4).c_str(), Fmt(c / q, 2).c_str());
   }
   std::printf(
-      "\n| file size | quiver bytes | LanceDB bytes | quiver / LanceDB (target ≤ 1.2) "
-      "|\n|---|---:|---:|---:|\n");
+      "\n| file size (data files: quiver %s, LanceDB %s) | quiver bytes | LanceDB bytes | quiver / "
+      "LanceDB |\n|---|---:|---:|---:|\n",
+      FooterVersions(qlast).c_str(), FooterVersions(ldir).c_str());
   std::printf("| data files | %" PRIu64 " | %" PRIu64 " | %.3f |\n", qsize, lsize,
               static_cast<double>(qsize) / static_cast<double>(lsize));
   std::printf("| whole table directory | %" PRIu64 " | %" PRIu64 " | %.3f |\n", qtree, ltree,

@@ -1,5 +1,6 @@
 // Format benchmark, LanceDB's side (LanceDB 0.31 = Rust Lance 8.0, from tests/interop's
-// node_modules; CJS apache-arrow so that LanceDB and this script share one Arrow instance).
+// node_modules, or with QV_LANCEDB=0.39 LanceDB 0.39 = Lance 12 from tests/interop/lancedb-0.39;
+// CJS apache-arrow so that LanceDB and this script share one Arrow instance).
 // Driven by build/bench/format_bench over stdin/stdout, one JSON command per line in, one JSON
 // reply per line out (prefixed "@@ " so that anything else printed on stdout cannot be taken for
 // a reply). Progress and LanceDB's own logging go to stderr.
@@ -27,7 +28,9 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, "../../tests/interop/package.json"));
+// QV_LANCEDB=0.39 takes LanceDB 0.39 (Lance 12, file format 2.2 by default) from its own set.
+const set = process.env.QV_LANCEDB ? `lancedb-${process.env.QV_LANCEDB}` : "";
+const require = createRequire(path.join(here, "../../tests/interop", set, "package.json"));
 const lancedb = require("@lancedb/lancedb");
 const arrow = require("apache-arrow");
 

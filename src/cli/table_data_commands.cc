@@ -197,7 +197,7 @@ struct ImportArgs {
   std::string from;
   std::string mode = "append";
   uint64_t max_rows_per_file = 1024 * 1024;
-  std::string storage_version = "2.1";  // of a table the import creates
+  std::string storage_version = "2.2";  // of a table the import creates (Lance 12's default)
   bool stable_row_ids = false;          // ...and whether it gets stable row ids
   uint64_t page_bytes = 8ull << 20;
   uint64_t max_bytes_per_file = 90ull << 30;
@@ -391,8 +391,9 @@ void AddTableDataCommands(CLI::App& table, int* exit_code) {
   import->add_option("--max-bytes-per-file", import_args->max_bytes_per_file,
                      "about this many bytes per data file / fragment (default 90 GiB)");
   import->add_option("--storage-version", import_args->storage_version,
-                     "Lance file format of a table the import creates: 2.1 (default), 2.2 or 2.0; "
-                     "existing tables keep theirs");
+                     "Lance file format of a table the import creates: 2.2 (default, as Lance 12 / "
+                     "LanceDB 0.39), 2.1 (for Lance 8 / LanceDB 0.31 readers) or 2.0; existing "
+                     "tables keep theirs");
   import->add_flag("--stable-row-ids", import_args->stable_row_ids,
                    "give a table the import creates stable row ids (`_rowid` survives "
                    "compaction and updates; Lance's enable_stable_row_ids); refused for an "

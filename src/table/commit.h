@@ -31,8 +31,9 @@ struct CommitOptions {
   int max_attempts = 20;
   Clock* clock = nullptr;  // commit timestamps and retry backoff; Clock::Real() when null
   // An Overwrite with read_version 0 on a store without versions creates the dataset (version 1)
-  // in this data storage version (Lance's `data_format.version`).
-  std::string new_table_storage_version = "2.1";
+  // in this data storage version (Lance's `data_format.version`): Lance 12's default, 2.2 (which
+  // LanceDB 0.39 and newer read; "2.1" for tables that Lance 8 / LanceDB 0.31 must read).
+  std::string new_table_storage_version = "2.2";
   // ...and with stable row ids (reader and writer feature flag 2, Lance's
   // enable_stable_row_ids): every row gets an id that survives compaction and updates.
   bool new_table_stable_row_ids = false;

@@ -12,8 +12,8 @@
 // removes them if none does.
 //
 // Tables keep one data file version (Lance refuses mixed versions): appends and overwrites use
-// the table's (2.0, 2.1 or 2.2), new tables CommitOptions::new_table_storage_version ("2.1" by
-// default, "2.0" or "2.2"); `file.version` is set from it.
+// the table's (2.0, 2.1 or 2.2), new tables CommitOptions::new_table_storage_version ("2.2" by
+// default, as Lance 12's; "2.1" or "2.0"); `file.version` is set from it.
 //
 // Thread-safety: reentrant; concurrent writers are arbitrated by the commit protocol (two
 // appends both succeed; an overwrite conflicts with anything committed since its read version).

@@ -361,6 +361,7 @@ TEST(DeletionInterop, QuiverWritesToStableRowIdTables) {
   ASSERT_TRUE(before.ok()) << before.status().ToString();
   ASSERT_TRUE(table::UsesStableRowIds(**before));
   const uint64_t next_row_id = (*before)->manifest().next_row_id();
+  const std::string storage_version = (*before)->DataStorageVersion();
   auto schema_or = format::ToArrowSchema((*before)->schema());
   ASSERT_TRUE(schema_or.ok()) << schema_or.status().ToString();
   auto schema = std::make_shared<const arrow::Schema>(*schema_or);
@@ -374,6 +375,8 @@ TEST(DeletionInterop, QuiverWritesToStableRowIdTables) {
     options.mode = mode;
     options.max_rows_per_file = 200;
     options.commit.new_table_stable_row_ids = stable;
+    // The format of LanceDB's table (2.1 from LanceDB 0.31, which cannot read quiver's default).
+    options.commit.new_table_storage_version = storage_version;
     auto written = table::WriteData(table::CommitTarget{*root, std::nullopt}, *stream, options);
     EXPECT_TRUE(written.ok()) << written.status().ToString();
     // [first id, rows, the version they were created in] for LanceDB's _row_created_at_version.

@@ -8,7 +8,7 @@
 //   1. expected/<name>.arrow (the rows LanceDB was given) is written as an Arrow IPC *stream* to
 //      <scratch>/streams/<name>.arrows and imported with
 //      `quiver table import <scratch>/tables/<name>.lance --from <stream> --mode create
-//       [--max-rows-per-file N] [--storage-version 2.0] [--page-bytes N]` (quiver writes the
+//       --storage-version V [--max-rows-per-file N] [--page-bytes N]` (quiver writes the
 //      fixture's file version: 2.1, or 2.0 for the *_v20 tables LanceDB wrote in 2.0; some tables
 //      are split into several fragments, see MAX_ROWS_PER_FILE, some cut into small pages, see
 //      PAGE_BYTES);
@@ -351,8 +351,8 @@ async function checkTable(name, info, db) {
   const fileLabel = v20 ? "2.0" : v22 ? "2.2" : "2.1";
   rec.v20 = v20;
   rec.file_label = fileLabel;
-  if (v20) args.push("--storage-version", "2.0");
-  if (v22) args.push("--storage-version", "2.2");
+  // Always said: quiver's own default (2.2, Lance 12's) is not what LanceDB 0.31 reads.
+  args.push("--storage-version", fileLabel);
   const pageBytes = PAGE_BYTES.find(([re]) => re.test(name))?.[1] ?? null;
   if (pageBytes) args.push("--page-bytes", String(pageBytes));
   if (info.import_args) args.push(...info.import_args);
