@@ -22,11 +22,23 @@ uint64_t NearestRank(const std::vector<uint64_t>& sorted, double p) {
 
 bool IsSystemIndex(const std::string& name) { return name.rfind("__lance_", 0) == 0; }
 
+}  // namespace
+
 std::string IndexTypeFromUrl(const std::string& url) {
+  // The details message names the kind; FM-index details were FMIndexIndexDetails until Lance
+  // 9.0 renamed them (lance#7397).
   static const std::pair<const char*, const char*> kTypes[] = {
-      {"BTreeIndexDetails", "BTREE"},          {"BitmapIndexDetails", "BITMAP"},
-      {"LabelListIndexDetails", "LABEL_LIST"}, {"InvertedIndexDetails", "INVERTED"},
-      {"NGramIndexDetails", "NGRAM"},          {"ZoneMapIndexDetails", "ZONEMAP"},
+      {"BTreeIndexDetails", "BTREE"},
+      {"BitmapIndexDetails", "BITMAP"},
+      {"LabelListIndexDetails", "LABEL_LIST"},
+      {"InvertedIndexDetails", "INVERTED"},
+      {"NGramIndexDetails", "NGRAM"},
+      {"ZoneMapIndexDetails", "ZONEMAP"},
+      {"BloomFilterIndexDetails", "BLOOMFILTER"},
+      {"RTreeIndexDetails", "RTREE"},
+      {"FMIndexDetails", "FMINDEX"},
+      {"FMIndexIndexDetails", "FMINDEX"},
+      {"JsonIndexDetails", "JSON"},
       {"VectorIndexDetails", "VECTOR"},
   };
   for (const auto& [suffix, type] : kTypes) {
@@ -37,8 +49,6 @@ std::string IndexTypeFromUrl(const std::string& url) {
   }
   return url;
 }
-
-}  // namespace
 
 std::string FormatUuidBytes(const std::string& bytes) {
   std::string hex;

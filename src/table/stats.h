@@ -53,6 +53,11 @@ struct IndexInfo {
   uint64_t dataset_version = 0;
 };
 
+// The index kind its details' type URL names ("/lance.table.BTreeIndexDetails" -> "BTREE";
+// also BITMAP, LABEL_LIST, INVERTED, NGRAM, ZONEMAP, BLOOMFILTER, RTREE, FMINDEX, JSON, VECTOR),
+// or the URL itself for a kind this version does not know.
+std::string IndexTypeFromUrl(const std::string& url);
+
 // One entry per index segment, in manifest order.
 std::vector<IndexInfo> ListIndices(const lance::table::IndexSection* indices,
                                    const format::Schema& schema);

@@ -2,6 +2,7 @@
 // resolution (V1, V2, detached, garbage), tags, branches, flags and error codes. Datasets written
 // by the real LanceDB are checked by tests/interop.
 #include "table/dataset.h"
+#include "table/stats.h"
 
 #include <gtest/gtest.h>
 
@@ -210,6 +211,20 @@ TEST(RefsTest, BranchFileNamesEncodeSlashes) {
   EXPECT_EQ(DecodeBranchFileName("feat%2Fx"), "feat/x");
   EXPECT_EQ(DecodeBranchFileName(EncodeBranchFileName("a%2Fb/c")), "a%2Fb/c");
   EXPECT_EQ(BranchRootKey("feat/x"), "tree/feat/x");
+}
+
+// Index kinds by their details' type URL, FM indices under both of Lance's message names; an
+// unknown kind shows its URL rather than a guess.
+TEST(IndexTypeFromUrl, NamesEveryKindLanceWrites) {
+  EXPECT_EQ(IndexTypeFromUrl("/lance.table.BTreeIndexDetails"), "BTREE");
+  EXPECT_EQ(IndexTypeFromUrl("/lance.index.pb.VectorIndexDetails"), "VECTOR");
+  EXPECT_EQ(IndexTypeFromUrl("/lance.index.pb.FMIndexDetails"), "FMINDEX");
+  EXPECT_EQ(IndexTypeFromUrl("/lance.index.pb.FMIndexIndexDetails"), "FMINDEX");
+  EXPECT_EQ(IndexTypeFromUrl("/lance.table.RTreeIndexDetails"), "RTREE");
+  EXPECT_EQ(IndexTypeFromUrl("/lance.table.BloomFilterIndexDetails"), "BLOOMFILTER");
+  EXPECT_EQ(IndexTypeFromUrl("/lance.index.pb.JsonIndexDetails"), "JSON");
+  EXPECT_EQ(IndexTypeFromUrl("/lance.index.pb.SomethingNewDetails"),
+            "/lance.index.pb.SomethingNewDetails");
 }
 
 }  // namespace
