@@ -382,7 +382,9 @@ TEST(DeletionInterop, QuiverWritesToStableRowIdTables) {
     // [first id, rows, the version they were created in] for LanceDB's _row_created_at_version.
     return nlohmann::json::array({first, n, written.ok() ? written->commit.version : 0});
   };
-  nlohmann::json theirs_created = {write(theirs, table::WriteMode::kAppend, 100000, 300, false)};
+  // (Built with push_back: a one-element braced list is a copy of the element under clang.)
+  nlohmann::json theirs_created = nlohmann::json::array();
+  theirs_created.push_back(write(theirs, table::WriteMode::kAppend, 100000, 300, false));
   nlohmann::json theirs_json = RowIdsJson(theirs);
   theirs_json["created"] = theirs_created;
   EXPECT_EQ(theirs_json["next_row_id"].get<uint64_t>(), next_row_id + 300);
@@ -393,8 +395,9 @@ TEST(DeletionInterop, QuiverWritesToStableRowIdTables) {
   }
   for (int64_t i = 0; i < 300; ++i) ASSERT_EQ(id_of[100000 + i], next_row_id + i) << i;
 
-  nlohmann::json mine_created = {write(mine, table::WriteMode::kCreate, 0, 250, true),
-                                 write(mine, table::WriteMode::kAppend, 250, 50, true)};
+  nlohmann::json mine_created = nlohmann::json::array();
+  mine_created.push_back(write(mine, table::WriteMode::kCreate, 0, 250, true));
+  mine_created.push_back(write(mine, table::WriteMode::kAppend, 250, 50, true));
   {
     auto root = LocalObjectStore::Open(mine.string());
     ASSERT_TRUE(root.ok());
