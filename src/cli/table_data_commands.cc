@@ -34,6 +34,7 @@ struct HeadArgs {
   uint64_t rows = 10;
   std::string columns;
   std::optional<uint64_t> version;
+  std::string branch;  // empty = main
   bool json = false;
   bool with_row_id = false;
   bool with_row_addr = false;
@@ -88,20 +89,25 @@ void PrintTable(const arrow::Schema& schema, const std::vector<arrow::RecordBatc
   std::cout << fmt::format("({} row{})\n", rows.size(), rows.size() == 1 ? "" : "s");
 }
 
-// One version (the latest when `version` is empty) of the dataset at `uri`.
+// One version (the latest when `version` is empty) of the dataset at `uri`, on `branch` (main
+// when empty).
 Result<std::shared_ptr<const table::Dataset>> OpenVersion(const std::string& uri,
-                                                          std::optional<uint64_t> version) {
+                                                          std::optional<uint64_t> version,
+                                                          const std::string& branch) {
   QV_ASSIGN_OR_RETURN(auto root, OpenExistingStore(uri));
   table::OpenOptions open;
   open.version = version;
+  if (!branch.empty()) open.branch = branch;
   return table::Dataset::Open(root, open);
 }
 
-// A scan of one version (the latest when `version` is empty) of the dataset at `uri`.
+// A scan of one version (the latest when `version` is empty) of the dataset at `uri`, on
+// `branch` (main when empty).
 Result<std::unique_ptr<arrow::BatchStream>> ScanVersion(const std::string& uri,
                                                         std::optional<uint64_t> version,
+                                                        const std::string& branch,
                                                         table::ScanOptions scan) {
-  QV_ASSIGN_OR_RETURN(auto dataset, OpenVersion(uri, version));
+  QV_ASSIGN_OR_RETURN(auto dataset, OpenVersion(uri, version, branch));
   return table::Scan(dataset, scan);
 }
 
@@ -130,7 +136,7 @@ int RunHead(const HeadArgs& args) {
   scan.with_row_id = args.with_row_id;
   scan.with_row_addr = args.with_row_addr;
   scan.batch_rows = static_cast<uint32_t>(std::clamp<uint64_t>(args.rows, 1, 8192));
-  auto stream = ScanVersion(args.uri, args.version, scan);
+  auto stream = ScanVersion(args.uri, args.version, args.branch, scan);
   if (!stream.ok()) return Fail(stream.status());
   // JSON Lines are printed batch by batch, as they come; the text table once every row is in.
   std::vector<arrow::RecordBatch> batches;
@@ -153,6 +159,7 @@ struct TakeArgs {
   bool by_id = false;
   std::string columns;
   std::optional<uint64_t> version;
+  std::string branch;  // empty = main
   bool json = false;
   bool with_row_id = false;
   bool with_row_addr = false;
@@ -178,7 +185,7 @@ Result<std::vector<uint64_t>> ParseRows(const std::string& list) {
 int RunTake(const TakeArgs& args) {
   auto rows = ParseRows(args.rows);
   if (!rows.ok()) return UsageError(rows.status());
-  auto dataset = OpenVersion(args.uri, args.version);
+  auto dataset = OpenVersion(args.uri, args.version, args.branch);
   if (!dataset.ok()) return Fail(dataset.status());
   table::TakeOptions options;
   options.columns = SplitComma(args.columns);
@@ -262,13 +269,14 @@ struct ExportArgs {
   std::string uri;
   std::string to;
   std::optional<uint64_t> version;
+  std::string branch;  // empty = main
   std::string columns;
 };
 
 int RunExport(const ExportArgs& args) {
   table::ScanOptions scan;
   scan.columns = SplitComma(args.columns);
-  auto stream = ScanVersion(args.uri, args.version, scan);
+  auto stream = ScanVersion(args.uri, args.version, args.branch, scan);
   if (!stream.ok()) return Fail(stream.status());
   const int fd = args.to == "-"
                      ? STDOUT_FILENO
@@ -300,6 +308,7 @@ struct BlobsArgs {
   std::string rows;
   bool by_id = false;
   std::optional<uint64_t> version;
+  std::string branch;  // empty = main
   std::string to;
 };
 
@@ -308,7 +317,7 @@ struct BlobsArgs {
 int RunBlobs(const BlobsArgs& args) {
   auto rows = ParseRows(args.rows);
   if (!rows.ok()) return UsageError(rows.status());
-  auto dataset = OpenVersion(args.uri, args.version);
+  auto dataset = OpenVersion(args.uri, args.version, args.branch);
   if (!dataset.ok()) return Fail(dataset.status());
   auto blobs = table::FetchBlobs(*dataset, args.column, *rows,
                                  args.by_id ? table::RowKey::kId : table::RowKey::kAddress);
@@ -351,6 +360,8 @@ void AddTableDataCommands(CLI::App& table, int* exit_code) {
   head->add_option("-n,--rows", head_args->rows, "how many rows (default 10)");
   head->add_option("--columns", head_args->columns, "top-level columns to show, comma-separated");
   head->add_option("--version", head_args->version, "a version number (default: the latest)");
+  head->add_option("--branch", head_args->branch,
+                   "a branch (default: main); --version then numbers its versions");
   head->add_flag("--json", head_args->json,
                  "JSON Lines: one object per row (64-bit integers beyond 2^53, NaN/Inf and "
                  "decimals as strings; binary as base64; dates and timestamps as ISO-8601)");
@@ -373,6 +384,8 @@ void AddTableDataCommands(CLI::App& table, int* exit_code) {
                  "--rows are row ids (`_rowid`) rather than row addresses");
   take->add_option("--columns", take_args->columns, "top-level columns to show, comma-separated");
   take->add_option("--version", take_args->version, "a version number (default: the latest)");
+  take->add_option("--branch", take_args->branch,
+                   "a branch (default: main); --version then numbers its versions");
   take->add_flag("--with-row-id", take_args->with_row_id, "append `_rowid`");
   take->add_flag("--with-row-addr", take_args->with_row_addr, "append `_rowaddr`");
   take->add_flag("--json", take_args->json, "JSON Lines, as `table head --json`");
@@ -409,6 +422,8 @@ CLI::App* exp = table.add_subcommand("export", "Write a dataset version as an Ar
 exp->add_option("uri", export_args->uri, "dataset root")->required();
 exp->add_option("--to", export_args->to, "output file ('-' = stdout)")->required();
 exp->add_option("--version", export_args->version, "a version number (default: the latest)");
+exp->add_option("--branch", export_args->branch,
+                "a branch (default: main); --version then numbers its versions");
 exp->add_option("--columns", export_args->columns, "top-level columns, comma-separated");
 exp->callback([export_args, exit_code] { *exit_code = RunExport(*export_args); });
 
@@ -423,6 +438,8 @@ blobs
     ->required();
 blobs->add_flag("--by-id", blobs_args->by_id, "the rows are row ids (`_rowid`)");
 blobs->add_option("--version", blobs_args->version, "a version number (default: the latest)");
+blobs->add_option("--branch", blobs_args->branch,
+                  "a branch (default: main); --version then numbers its versions");
 blobs->add_option("--to", blobs_args->to, "output Arrow IPC stream file ('-' = stdout)")
     ->required();
 blobs->callback([blobs_args, exit_code] { *exit_code = RunBlobs(*blobs_args); });

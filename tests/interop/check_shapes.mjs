@@ -5,10 +5,12 @@
 //
 // For each shape LanceDB (0.31, or 0.39 with QV_LANCEDB=0.39: 2.2 files) builds a table by the
 // operations named (appends, deletes, updates, merge-insert, schema evolution, an index, optimize,
-// tags, stable row ids, wide and nested values, dictionaries, constants and all-null columns);
+// tags, branches, stable row ids, wide and nested values, dictionaries, constants and all-null
+// columns);
 // then `quiver table export` must give every row LanceDB's `query().toArrow()` gives, in order,
 // and `quiver table take --by-id` the rows LanceDB returns for `_rowid`s it reports. The latest
-// version is compared, and a tagged older one where the shape tags one. Exit status 0 when every
+// version is compared, a tagged older one where the shape tags one, and each branch it makes
+// (`--branch`). Exit status 0 when every
 // shape reads equal.
 import fs from "node:fs";
 import path from "node:path";
@@ -123,6 +125,16 @@ const SHAPES = {
     await t.add(tableOf(rows(2 * N, 100)));
     return { table: t, tag: "release" };
   },
+  // A branch forked from main, appended to and deleted from on its own while main moves on:
+  // `--branch dev` must read the branch's rows, and the latest version main's.
+  branches: async (db, name) => {
+    const t = await db.createTable(name, tableOf(rows(0, N)));
+    const dev = await (await t.branches()).create("dev");
+    await dev.add(tableOf(rows(N, 200)));
+    await dev.delete("id % 7 = 3");
+    await t.add(tableOf(rows(2 * N, 50)));
+    return { table: t, branches: { dev } };
+  },
   stable_row_ids: async (db, name) => {
     const t = await db.createTable(name, tableOf(rows(0, N)), { storageOptions: { new_table_enable_stable_row_ids: "true" } });
     await t.delete("id % 4 = 1");
@@ -205,10 +217,11 @@ const SHAPES = {
   },
 };
 
-function exportRows(dsDir, version) {
-  const out = path.join(SCRATCH, `${path.basename(dsDir)}-${version ?? "latest"}.arrows`);
+function exportRows(dsDir, version, branch) {
+  const out = path.join(SCRATCH, `${path.basename(dsDir)}-${branch ?? "main"}-${version ?? "latest"}.arrows`);
   const args = ["table", "export", dsDir, "--to", out];
   if (version !== undefined) args.push("--version", String(version));
+  if (branch !== undefined) args.push("--branch", branch);
   const r = quiver(...args);
   if (!r.ok) return { error: r.out };
   try {
@@ -273,6 +286,16 @@ async function main() {
         await table.checkout(version);
         compare(failures, `export (tag ${tag}, version ${version})`, await table.query().toArrow(), exportRows(dsDir, version));
         await table.checkoutLatest();
+      }
+      for (const [branch, handle] of Object.entries(built.branches ?? {})) {
+        const want = await handle.query().toArrow();
+        compare(failures, `export (branch ${branch})`, want, exportRows(dsDir, undefined, branch));
+        const bid = await handle.query().withRowId().limit(5).toArrow();
+        const r = quiver("table", "take", dsDir, "--branch", branch, "--by-id", "--columns", "id", "--json",
+          "--rows", Array.from(bid.getChild("_rowid").toArray(), String).join(","));
+        const got = r.ok ? r.out.trim().split("\n").map((l) => Number(JSON.parse(l).id)) : r.out;
+        const wantIds = Array.from(bid.getChild("id").toArray(), Number);
+        if (JSON.stringify(got) !== JSON.stringify(wantIds)) failures.push(`take --by-id --branch ${branch}: ${JSON.stringify(got).slice(0, 300)}, LanceDB's ${JSON.stringify(wantIds)}`);
       }
       // take by _rowid: the rows LanceDB says have these ids.
       const withIds = await table.query().withRowId().limit(5000).toArrow();
