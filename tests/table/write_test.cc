@@ -46,13 +46,15 @@ arrow::RecordBatch Batch(int64_t first, int64_t n) {
   return batch;
 }
 
+// `stable_row_ids`: a table the write creates gets stable row ids.
 Result<WriteResult> Write(const std::shared_ptr<ObjectStore>& root, WriteMode mode,
-                          std::vector<arrow::RecordBatch> batches,
-                          uint64_t rows_per_file = 1 << 20) {
+                          std::vector<arrow::RecordBatch> batches, uint64_t rows_per_file = 1 << 20,
+                          bool stable_row_ids = false) {
   auto stream = arrow::MakeVectorStream(IdNameSchema(), std::move(batches));
   WriteOptions options;
   options.mode = mode;
   options.max_rows_per_file = rows_per_file;
+  options.commit.new_table_stable_row_ids = stable_row_ids;
   return WriteData(CommitTarget{root, std::nullopt}, *stream, options);
 }
 
@@ -367,12 +369,7 @@ TEST(WriteData, TwoPointZeroTablesStayTwoPointZero) {
 Result<WriteResult> WriteStable(const std::shared_ptr<ObjectStore>& root, WriteMode mode,
                                 std::vector<arrow::RecordBatch> batches,
                                 uint64_t rows_per_file = 1 << 20) {
-  auto stream = arrow::MakeVectorStream(IdNameSchema(), std::move(batches));
-  WriteOptions options;
-  options.mode = mode;
-  options.max_rows_per_file = rows_per_file;
-  options.commit.new_table_stable_row_ids = true;
-  return WriteData(CommitTarget{root, std::nullopt}, *stream, options);
+  return Write(root, mode, std::move(batches), rows_per_file, /*stable_row_ids=*/true);
 }
 
 std::string Hex(const std::string& bytes) {

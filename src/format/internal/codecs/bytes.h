@@ -1,8 +1,5 @@
-// Little-endian load/store helpers shared by the codecs in this directory (internal).
-//
-// Lance stores every integer little-endian; quiver only targets little-endian hosts, so a load is
-// a memcpy (safe at any alignment and under strict aliasing) that the compiler turns into one
-// move instruction.
+// Little-endian load/store helpers shared by the codecs in this directory (internal): Lance
+// stores every integer little-endian; the loads are common/little_endian.h's.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -11,24 +8,14 @@
 #include <cstring>
 #include <type_traits>
 
+#include "common/little_endian.h"
+
 namespace quiver::format::codecs::internal {
 
-static_assert(std::endian::native == std::endian::little,
-              "the Lance codecs assume a little-endian host");
-
-template <typename T>
-inline T LoadLE(const uint8_t* p) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-
-template <typename T>
-inline void StoreLE(uint8_t* p, T v) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  std::memcpy(p, &v, sizeof(T));
-}
+// The loads and stores are common/little_endian.h's (this namespace's callers name them
+// unqualified).
+using ::quiver::LoadLE;
+using ::quiver::StoreLE;
 
 template <typename T>
 inline bool IsAlignedFor(const void* p) {
