@@ -44,7 +44,7 @@ std::vector<std::string> JsonOf(const ArrayPtr& a) {
   return out;
 }
 
-using Strings = std::vector<std::string>;
+using JsonTexts = std::vector<std::string>;
 
 ArrayPtr Utf8(std::vector<std::string> v, std::vector<bool> valid = {}) {
   return Must(MakeBinaryArray(DataType::Utf8(), v, valid));
@@ -69,34 +69,35 @@ constexpr int64_t k2p53 = int64_t{1} << 53;
 // ---------------------------------------------------------------- integers, bools, nulls
 
 TEST(JsonLines, SmallIntegersAreNumbers) {
-  EXPECT_EQ(JsonOf<int8_t>(DataType::Int8(), {-128, 0, 127}), (Strings{"-128", "0", "127"}));
-  EXPECT_EQ(JsonOf<uint8_t>(DataType::UInt8(), {0, 255}), (Strings{"0", "255"}));
-  EXPECT_EQ(JsonOf<int16_t>(DataType::Int16(), {-32768, 32767}), (Strings{"-32768", "32767"}));
-  EXPECT_EQ(JsonOf<uint16_t>(DataType::UInt16(), {65535}), (Strings{"65535"}));
+  EXPECT_EQ(JsonOf<int8_t>(DataType::Int8(), {-128, 0, 127}), (JsonTexts{"-128", "0", "127"}));
+  EXPECT_EQ(JsonOf<uint8_t>(DataType::UInt8(), {0, 255}), (JsonTexts{"0", "255"}));
+  EXPECT_EQ(JsonOf<int16_t>(DataType::Int16(), {-32768, 32767}), (JsonTexts{"-32768", "32767"}));
+  EXPECT_EQ(JsonOf<uint16_t>(DataType::UInt16(), {65535}), (JsonTexts{"65535"}));
   EXPECT_EQ(
       JsonOf<int32_t>(DataType::Int32(), {std::numeric_limits<int32_t>::min(), 7}, {true, false}),
-      (Strings{"-2147483648", "null"}));
-  EXPECT_EQ(JsonOf<uint32_t>(DataType::UInt32(), {4294967295u}), (Strings{"4294967295"}));
+      (JsonTexts{"-2147483648", "null"}));
+  EXPECT_EQ(JsonOf<uint32_t>(DataType::UInt32(), {4294967295u}), (JsonTexts{"4294967295"}));
 }
 
 TEST(JsonLines, SixtyFourBitIntegersBeyond2To53AreStrings) {
   EXPECT_EQ(JsonOf<int64_t>(DataType::Int64(), {0, k2p53 - 1, k2p53, k2p53 + 1, -k2p53, -k2p53 - 1,
                                                 std::numeric_limits<int64_t>::max(),
                                                 std::numeric_limits<int64_t>::min()}),
-            (Strings{"0", "9007199254740991", "9007199254740992", "\"9007199254740993\"",
-                     "-9007199254740992", "\"-9007199254740993\"", "\"9223372036854775807\"",
-                     "\"-9223372036854775808\""}));
-  EXPECT_EQ(JsonOf<uint64_t>(
-                DataType::UInt64(),
-                {0, uint64_t{k2p53}, uint64_t{k2p53} + 1, std::numeric_limits<uint64_t>::max()},
-                {true, true, true, true}),
-            (Strings{"0", "9007199254740992", "\"9007199254740993\"", "\"18446744073709551615\""}));
+            (JsonTexts{"0", "9007199254740991", "9007199254740992", "\"9007199254740993\"",
+                       "-9007199254740992", "\"-9007199254740993\"", "\"9223372036854775807\"",
+                       "\"-9223372036854775808\""}));
+  EXPECT_EQ(
+      JsonOf<uint64_t>(
+          DataType::UInt64(),
+          {0, uint64_t{k2p53}, uint64_t{k2p53} + 1, std::numeric_limits<uint64_t>::max()},
+          {true, true, true, true}),
+      (JsonTexts{"0", "9007199254740992", "\"9007199254740993\"", "\"18446744073709551615\""}));
 }
 
 TEST(JsonLines, BoolsAndNulls) {
   EXPECT_EQ(JsonOf(Must(MakeBoolArray({true, false, true}, {true, true, false}))),
-            (Strings{"true", "false", "null"}));
-  EXPECT_EQ(JsonOf(Must(MakeNullArray(DataType::Null(), 2))), (Strings{"null", "null"}));
+            (JsonTexts{"true", "false", "null"}));
+  EXPECT_EQ(JsonOf(Must(MakeNullArray(DataType::Null(), 2))), (JsonTexts{"null", "null"}));
 }
 
 // ---------------------------------------------------------------- floats
@@ -135,16 +136,16 @@ TEST(JsonLines, FloatsUseTheirOwnPrecision) {
 TEST(JsonLines, NonFiniteFloatsAreStrings) {
   EXPECT_EQ(JsonOf<double>(DataType::Float64(), {NAN, INFINITY, -INFINITY, 1.5, 0},
                            {true, true, true, true, false}),
-            (Strings{"\"NaN\"", "\"Infinity\"", "\"-Infinity\"", "1.5", "null"}));
+            (JsonTexts{"\"NaN\"", "\"Infinity\"", "\"-Infinity\"", "1.5", "null"}));
   EXPECT_EQ(JsonOf<float>(DataType::Float32(), {-NAN, INFINITY, -INFINITY, 0.1f, -0.0f}),
-            (Strings{"\"NaN\"", "\"Infinity\"", "\"-Infinity\"", "0.1", "-0"}));
+            (JsonTexts{"\"NaN\"", "\"Infinity\"", "\"-Infinity\"", "0.1", "-0"}));
 }
 
 TEST(JsonLines, HalfFloatsWidenToFloat) {
   EXPECT_EQ(JsonOf<uint16_t>(DataType::Float16(), {0x3C00, 0xC000, 0x3555, 0x7BFF, 0x0001, 0x8000,
                                                    0x7E00, 0x7C00, 0xFC00}),
-            (Strings{"1", "-2", "0.33325195", "65504", "5.9604645e-8", "-0", "\"NaN\"",
-                     "\"Infinity\"", "\"-Infinity\""}));
+            (JsonTexts{"1", "-2", "0.33325195", "65504", "5.9604645e-8", "-0", "\"NaN\"",
+                       "\"Infinity\"", "\"-Infinity\""}));
 }
 
 // ---------------------------------------------------------------- strings and binary
@@ -155,8 +156,8 @@ TEST(JsonLines, StringsAreEscaped) {
   const std::string json =
       "\"a\\\"b\\\\c\\nd\\te\\u0001f\\u001f\x7f"
       "\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\\b\\f\\r/\\u0000\"";
-  EXPECT_EQ(JsonOf(Utf8({raw, "", "x"}, {true, true, false})), (Strings{json, "\"\"", "null"}));
-  EXPECT_EQ(JsonOf(Must(MakeBinaryArray(DataType::LargeUtf8(), {raw}))), (Strings{json}));
+  EXPECT_EQ(JsonOf(Utf8({raw, "", "x"}, {true, true, false})), (JsonTexts{json, "\"\"", "null"}));
+  EXPECT_EQ(JsonOf(Must(MakeBinaryArray(DataType::LargeUtf8(), {raw}))), (JsonTexts{json}));
 }
 
 TEST(JsonLines, InvalidUtf8BecomesReplacementCharacters) {
@@ -181,15 +182,15 @@ TEST(JsonLines, BinaryIsPaddedBase64) {
   EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
   EXPECT_EQ(Base64Encode("\xfb\xff"), "+/8=");  // the standard alphabet, not base64url
   const std::vector<std::string> values = {"", "f", "foobar", std::string("\0\xfb\xff", 3)};
-  const Strings expected = {"\"\"", "\"Zg==\"", "\"Zm9vYmFy\"", "\"APv/\""};
+  const JsonTexts expected = {"\"\"", "\"Zg==\"", "\"Zm9vYmFy\"", "\"APv/\""};
   EXPECT_EQ(JsonOf(Must(MakeBinaryArray(DataType::Binary(), values))), expected);
   EXPECT_EQ(JsonOf(Must(MakeBinaryArray(DataType::LargeBinary(), values))), expected);
   EXPECT_EQ(JsonOf(Must(MakeBinaryArray(DataType::FixedSizeBinary(3),
                                         {"foo", std::string("\xfb\xff\x00", 3)}, {true, true}))),
-            (Strings{"\"Zm9v\"", "\"+/8A\""}));
+            (JsonTexts{"\"Zm9v\"", "\"+/8A\""}));
   EXPECT_EQ(
       JsonOf(Must(MakeBinaryArray(DataType::FixedSizeBinary(2), {"ab", "cd"}, {false, true}))),
-      (Strings{"null", "\"Y2Q=\""}));
+      (JsonTexts{"null", "\"Y2Q=\""}));
 }
 
 // ---------------------------------------------------------------- dates and timestamps
@@ -265,14 +266,14 @@ TEST(JsonLines, DateAnchors) {
   EXPECT_EQ(FormatDate(std::numeric_limits<int32_t>::max()), "+5881580-07-11");
   EXPECT_EQ(FormatDate(std::numeric_limits<int32_t>::min()), "-5877641-06-23");
   EXPECT_EQ(JsonOf<int32_t>(DataType::Date32(), {0, -1, 1}, {true, true, false}),
-            (Strings{"\"1970-01-01\"", "\"1969-12-31\"", "null"}));
+            (JsonTexts{"\"1970-01-01\"", "\"1969-12-31\"", "null"}));
 }
 
 TEST(JsonLines, Date64IsAUtcInstantWithMilliseconds) {
   EXPECT_EQ(JsonOf<int64_t>(DataType::Date64(), {0, -1, 951782400000, -62167219200000, 86400000},
                             {true, true, true, true, false}),
-            (Strings{"\"1970-01-01T00:00:00.000Z\"", "\"1969-12-31T23:59:59.999Z\"",
-                     "\"2000-02-29T00:00:00.000Z\"", "\"0000-01-01T00:00:00.000Z\"", "null"}));
+            (JsonTexts{"\"1970-01-01T00:00:00.000Z\"", "\"1969-12-31T23:59:59.999Z\"",
+                       "\"2000-02-29T00:00:00.000Z\"", "\"0000-01-01T00:00:00.000Z\"", "null"}));
 }
 
 TEST(JsonLines, TimestampUnitsSetTheFraction) {
@@ -334,7 +335,7 @@ TEST(JsonLines, TimestampTimeZoneKinds) {
     EXPECT_EQ(FormatTimestamp(t, TimeUnit::kSecond, odd), "2021-03-04T05:06:07Z") << odd;
   }
   EXPECT_EQ(JsonOf<int64_t>(DataType::Timestamp(TimeUnit::kMicro, "+05:30"), {0, 0}, {true, false}),
-            (Strings{"\"1970-01-01T05:30:00.000000+05:30\"", "null"}));
+            (JsonTexts{"\"1970-01-01T05:30:00.000000+05:30\"", "null"}));
 }
 
 // ---------------------------------------------------------------- decimals
@@ -364,7 +365,7 @@ TEST(JsonLines, DecimalsKeepExactlyScaleDigits) {
   EXPECT_EQ(Decimal(-max - 1, 0), "-170141183460469231731687303715884105728");
   EXPECT_EQ(Decimal(-max - 1, 5), "-1701411834604692317316873037158841.05728");
   EXPECT_EQ(JsonOf<Int128>(DataType::Decimal128(38, 9), {-123450, 0}, {true, false}),
-            (Strings{"\"-0.000123450\"", "null"}));
+            (JsonTexts{"\"-0.000123450\"", "null"}));
 }
 
 // ---------------------------------------------------------------- nested types
@@ -381,13 +382,13 @@ TEST(JsonLines, ListsOfStructsWithNullsAtEveryLevel) {
   auto a = Int32s({0, 0, 1, 2}, {true, false, true, true});
   auto s = Must(MakeStructArray(st, 4, {a, b}, {false, true, true, true}));
   auto list = Must(MakeListArray(type, {0, 0, 0, 4}, s, {false, true, true}));
-  EXPECT_EQ(JsonOf(list), (Strings{"null", "[]",
-                                   "[null,{\"a\":null,\"b\":null},{\"a\":1,\"b\":[]},"
-                                   "{\"a\":2,\"b\":[\"x\",null,\"y\\\"z\"]}]"}));
+  EXPECT_EQ(JsonOf(list), (JsonTexts{"null", "[]",
+                                     "[null,{\"a\":null,\"b\":null},{\"a\":1,\"b\":[]},"
+                                     "{\"a\":2,\"b\":[\"x\",null,\"y\\\"z\"]}]"}));
   // The same through slices: rows 1..2, and a struct sliced to its last two rows.
   EXPECT_EQ(JsonOf(Slice(list, 1, 2))[1], JsonOf(list)[2]);
   EXPECT_EQ(JsonOf(Slice(s, 2, 2)),
-            (Strings{"{\"a\":1,\"b\":[]}", "{\"a\":2,\"b\":[\"x\",null,\"y\\\"z\"]}"}));
+            (JsonTexts{"{\"a\":1,\"b\":[]}", "{\"a\":2,\"b\":[\"x\",null,\"y\\\"z\"]}"}));
 }
 
 // A map is its entries: duplicate and non-string keys survive, which a JSON object would lose.
@@ -399,8 +400,8 @@ TEST(JsonLines, MapsAreArraysOfKeyValueObjects) {
       entries_type, 3, {Int32s({7, 7, -1}), Utf8({"a", "", "b"}, {true, false, true})}));
   auto maps = Must(MakeListArray(type, {0, 0, 0, 2, 3}, entries, {false, true, true, true}));
   EXPECT_EQ(JsonOf(maps),
-            (Strings{"null", "[]", "[{\"key\":7,\"value\":\"a\"},{\"key\":7,\"value\":null}]",
-                     "[{\"key\":-1,\"value\":\"b\"}]"}));
+            (JsonTexts{"null", "[]", "[{\"key\":7,\"value\":\"a\"},{\"key\":7,\"value\":null}]",
+                       "[{\"key\":-1,\"value\":\"b\"}]"}));
   EXPECT_EQ(JsonOf(Slice(maps, 3, 1))[0], JsonOf(maps)[3]);
 }
 
@@ -408,39 +409,39 @@ TEST(JsonLines, OtherListKindsStructsAndDictionaries) {
   const Field item("item", DataType::Int32());
   auto items = Int32s({1, 2, 3, 4, 5, 6}, {true, true, true, false, true, true});
   EXPECT_EQ(JsonOf(Must(MakeListArray(DataType::LargeList(item), {0, 2, 6}, items))),
-            (Strings{"[1,2]", "[3,null,5,6]"}));
+            (JsonTexts{"[1,2]", "[3,null,5,6]"}));
   auto fsl =
       Must(MakeFixedSizeListArray(DataType::FixedSizeList(item, 3), 2, items, {true, false}));
-  EXPECT_EQ(JsonOf(fsl), (Strings{"[1,2,3]", "null"}));
+  EXPECT_EQ(JsonOf(fsl), (JsonTexts{"[1,2,3]", "null"}));
   auto fsl2 = Must(MakeFixedSizeListArray(DataType::FixedSizeList(item, 2), 3, items));
-  EXPECT_EQ(JsonOf(Slice(fsl2, 1, 2)), (Strings{"[3,null]", "[5,6]"}));
+  EXPECT_EQ(JsonOf(Slice(fsl2, 1, 2)), (JsonTexts{"[3,null]", "[5,6]"}));
   // Member names are escaped keys; an empty struct is {}.
   const DataType st =
       DataType::Struct({Field("we\"ird", DataType::Bool()), Field("", DataType::Null())});
   auto s = Must(MakeStructArray(
       st, 2, {Must(MakeBoolArray({true, false})), Must(MakeNullArray(DataType::Null(), 2))}));
   EXPECT_EQ(JsonOf(s),
-            (Strings{"{\"we\\\"ird\":true,\"\":null}", "{\"we\\\"ird\":false,\"\":null}"}));
-  EXPECT_EQ(JsonOf(Must(MakeStructArray(DataType::Struct({}), 1, {}))), (Strings{"{}"}));
+            (JsonTexts{"{\"we\\\"ird\":true,\"\":null}", "{\"we\\\"ird\":false,\"\":null}"}));
+  EXPECT_EQ(JsonOf(Must(MakeStructArray(DataType::Struct({}), 1, {}))), (JsonTexts{"{}"}));
   // Dictionaries render the selected value; a null index and a null value are both null.
   const DataType dict_type = DataType::Dictionary(TypeId::kUInt8, DataType::Utf8());
   auto dict = Must(MakeDictionaryArray(
       dict_type,
       Must(MakeFixedArray<uint8_t>(DataType::UInt8(), {1, 0, 2, 1}, {true, true, true, false})),
       Utf8({"red", "blue", ""}, {true, true, false})));
-  EXPECT_EQ(JsonOf(dict), (Strings{"\"blue\"", "\"red\"", "null", "null"}));
+  EXPECT_EQ(JsonOf(dict), (JsonTexts{"\"blue\"", "\"red\"", "null", "null"}));
   const DataType dec_dict = DataType::Dictionary(TypeId::kInt16, DataType::Decimal128(5, 2));
   auto dd =
       Must(MakeDictionaryArray(dec_dict, Must(MakeFixedArray<int16_t>(DataType::Int16(), {0})),
                                Must(MakeFixedArray<Int128>(DataType::Decimal128(5, 2), {-1}))));
-  EXPECT_EQ(JsonOf(dd), (Strings{"\"-0.01\""}));
+  EXPECT_EQ(JsonOf(dd), (JsonTexts{"\"-0.01\""}));
 }
 
 TEST(JsonLines, NullArraysOfNestedTypes) {
   const DataType type =
       DataType::Struct({Field("l", DataType::List(Field("item", DataType::Int32()))),
                         Field("d", DataType::Dictionary(TypeId::kInt32, DataType::Utf8()))});
-  EXPECT_EQ(JsonOf(Must(MakeNullArray(type, 2))), (Strings{"null", "null"}));
+  EXPECT_EQ(JsonOf(Must(MakeNullArray(type, 2))), (JsonTexts{"null", "null"}));
 }
 
 // ---------------------------------------------------------------- WriteJsonLines

@@ -387,8 +387,9 @@ TEST_F(ConfigFileTest, IntegerSettingsAreRangeChecked) {
     EXPECT_TRUE(Contains(flag.message(), bad.key)) << flag.message();
     EXPECT_TRUE(Contains(flag.message(), bad.expect)) << flag.message();
     // The same number in a JSON file (an unsigned or out-of-range JSON integer) and in TOML.
-    Status json = ApplyConfigFile(c, Write("n.json", "{\"" + bad.key + "\": " + bad.value + "}"));
-    EXPECT_FALSE(json.ok()) << bad.key << "=" << bad.value;
+    Status from_json =
+        ApplyConfigFile(c, Write("n.json", "{\"" + bad.key + "\": " + bad.value + "}"));
+    EXPECT_FALSE(from_json.ok()) << bad.key << "=" << bad.value;
     Status toml = ApplyConfigFile(c, Write("n.toml", bad.key + " = " + bad.value + "\n"));
     EXPECT_FALSE(toml.ok()) << bad.key << "=" << bad.value;
     EXPECT_EQ(c.max_header_bytes, Config().max_header_bytes);

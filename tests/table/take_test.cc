@@ -29,7 +29,7 @@ namespace {
 
 namespace pb = lance::table;
 
-std::shared_ptr<const arrow::Schema> IdNameSchema() {
+std::shared_ptr<const arrow::Schema> TakeTestSchema() {
   auto schema = std::make_shared<arrow::Schema>();
   schema->fields.emplace_back("id", arrow::DataType::Int64(), false);
   schema->fields.emplace_back("name", arrow::DataType::Utf8(), true);
@@ -42,7 +42,7 @@ std::optional<std::string> NameOf(int64_t id) {
   return "row " + std::to_string(id);
 }
 
-// Rows first..first+n-1 of the fields of `schema` (a subset of IdNameSchema's, same order).
+// Rows first..first+n-1 of the fields of `schema` (a subset of TakeTestSchema's, same order).
 arrow::RecordBatch Rows(const std::shared_ptr<arrow::Schema>& schema, int64_t first, int64_t n) {
   arrow::RecordBatch batch;
   batch.schema = schema;
@@ -89,7 +89,7 @@ Status AddFile(const std::shared_ptr<ObjectStore>& root, const format::Schema& t
   auto arrow_schema = std::make_shared<arrow::Schema>();
   for (size_t f : fields) {
     schema.fields.push_back(table.fields[f]);
-    arrow_schema->fields.push_back(IdNameSchema()->fields[f]);
+    arrow_schema->fields.push_back(TakeTestSchema()->fields[f]);
     schema.max_field_id = std::max(schema.max_field_id, table.fields[f].id);
   }
   schema.num_fields_total = fields.size();
@@ -107,10 +107,10 @@ Status AddFile(const std::shared_ptr<ObjectStore>& root, const format::Schema& t
   return Status::OK();
 }
 
-// Creates a table of IdNameSchema with the fragments `specs` (ids 0, 1, ...).
+// Creates a table of TakeTestSchema with the fragments `specs` (ids 0, 1, ...).
 Result<std::shared_ptr<const Dataset>> MakeTable(const std::shared_ptr<ObjectStore>& root,
                                                  const std::vector<FragmentSpec>& specs) {
-  QV_ASSIGN_OR_RETURN(format::Schema schema, format::FromArrowSchema(*IdNameSchema()));
+  QV_ASSIGN_OR_RETURN(format::Schema schema, format::FromArrowSchema(*TakeTestSchema()));
   pb::Transaction txn;
   txn.set_read_version(0);
   auto* overwrite = txn.mutable_overwrite();
