@@ -5,6 +5,7 @@
 #include "arrow/compare.h"
 #include "format/arrow_schema.h"
 #include "format/internal/write20/writer20.h"
+#include "format/internal/write21/pack_struct.h"
 #include "format/internal/write21/page_encoder21.h"
 #include "format/internal/write21/shred.h"
 #include "format/lance_proto.h"
@@ -51,12 +52,47 @@ void AddFields(const SchemaField& f, lance::file::Schema* out) {
   for (const auto& child : f.children) AddFields(child, out);
 }
 
-void CollectLeafIds(const SchemaField& f, std::vector<int32_t>* ids) {
-  if (IsLeaf21(f)) {
+// The field ids of the file's columns in order: its leaves, and (`packed`: 2.1 and 2.2) each
+// packed struct as one (Lance lists the struct's id, not its members').
+void CollectLeafIds(const SchemaField& f, bool packed, std::vector<int32_t>* ids) {
+  if (IsLeaf21(f) || (packed && IsPackedStructField(f))) {
     ids->push_back(f.id);
     return;
   }
-  for (const auto& c : f.children) CollectLeafIds(c, ids);
+  for (const auto& c : f.children) CollectLeafIds(c, packed, ids);
+}
+
+// The field and Arrow type at `path` below `field` (child indices).
+std::pair<const SchemaField*, const arrow::DataType*> AtPath(const SchemaField& field,
+                                                             const arrow::DataType& type,
+                                                             const std::vector<int>& path) {
+  const SchemaField* f = &field;
+  const arrow::DataType* t = &type;
+  for (int c : path) {
+    f = &f->children[static_cast<size_t>(c)];
+    t = &t->children()[static_cast<size_t>(c)].type;
+  }
+  return {f, t};
+}
+
+// The struct arrays of `array` (a column of `type`) at `path` (child indices: struct members
+// and list items), every row of them, for checks that look at a nested leaf's values.
+void ArraysAtPath(const arrow::ArrayData& array, const std::vector<int>& path, size_t depth,
+                  std::vector<arrow::ArrayPtr>* out, const arrow::ArrayPtr& self) {
+  if (depth == path.size()) {
+    out->push_back(self);
+    return;
+  }
+  const arrow::TypeId id = array.type.id();
+  if (id == arrow::TypeId::kStruct) {
+    arrow::ArrayPtr child = arrow::StructField(array, path[depth]);
+    ArraysAtPath(*child, path, depth + 1, out, child);
+  } else if (arrow::IsOffsetList(id) && array.length > 0) {
+    auto [begin, unused] = arrow::ListRange(array, 0);
+    auto [unused2, end] = arrow::ListRange(array, array.length - 1);
+    arrow::ArrayPtr items = arrow::Slice(array.children[0], begin, end - begin);
+    ArraysAtPath(*items, path, depth + 1, out, items);
+  }
 }
 
 // Nulls where the schema says a nested field cannot hold them (Lance's Arrow readers refuse such
@@ -117,6 +153,14 @@ class FileWriterState {
     uint64_t rows_written = 0;
   };
   std::vector<Column> columns;
+  // 2.2: the packed struct leaves, whose members Write checks before any column takes a batch.
+  struct PackedLeaf {
+    size_t field;
+    std::vector<int> path;
+    std::string name;
+    std::shared_ptr<const PackedStructLayout> layout;
+  };
+  std::vector<PackedLeaf> packed;
   // Set for 2.0 files: it makes the pages, `columns` only records them (no shredders).
   std::unique_ptr<FileWriter20> v20;
   PageSink20 sink20 = [this](EncodedPage20&& page) { return WritePage20(std::move(page)); };
@@ -202,17 +246,6 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(std::shared_ptr<O
           field.name, field.id));
     }
   }
-  if (options.version == FileVersion::kV2_2) {
-    // Lance 12 reads a struct marked packed in a 2.2 file only as one packed column, which
-    // quiver does not write yet; Lance 8 (2.1) stores such structs apart, and so does quiver.
-    if (const SchemaField* packed = FindPackedStructField(schema.fields)) {
-      return Status::Unsupported(fmt::format(
-          "column '{}' (id {}) is a struct marked lance-encoding:packed: in file format 2.2 "
-          "Lance stores it as one packed column, which quiver cannot write yet (a new table in "
-          "file format 2.1 stores its members apart; or drop the metadata)",
-          packed->name, packed->id));
-    }
-  }
   if (options.version != FileVersion::kV2_2) {
     for (const arrow::Field& field : state->arrow_schema.fields) {
       if (arrow::ContainsType(field.type, arrow::TypeId::kMap)) {
@@ -234,14 +267,27 @@ Result<std::unique_ptr<LanceFileWriter>> LanceFileWriter::Open(std::shared_ptr<O
       column.meta.mutable_encoding()->mutable_direct()->set_encoding(internal::ColumnEncodingAny());
     }
   }
+  // Lance stores a struct marked packed as one column (and reads it only so): Lance 12 in 2.2,
+  // Lance 8 in 2.1 when its members are fixed-width (pack_struct.h).
+  const bool packed = options.version != FileVersion::kV2_0;
+  const bool v22 = options.version == FileVersion::kV2_2;
   for (size_t i = 0; i < schema.fields.size() && !state->v20; ++i) {
     std::vector<std::vector<int>> leaves;
-    CollectLeaves21(schema.fields[i], &leaves);
+    CollectLeaves21(schema.fields[i], &leaves, {}, packed);
     for (auto& path : leaves) {
       internal::FileWriterState::Column column;
       column.field = i;
-      QV_ASSIGN_OR_RETURN(column.shredder, internal::LeafShredder::Make(
-                                               state->arrow_schema.fields[i].type, path, pool));
+      const arrow::DataType& top = state->arrow_schema.fields[i].type;
+      std::shared_ptr<const internal::PackedStructLayout> layout;
+      if (auto [leaf, leaf_type] = internal::AtPath(schema.fields[i], top, path);
+          packed && IsPackedStructField(*leaf)) {
+        QV_ASSIGN_OR_RETURN(internal::PackedStructLayout made,
+                            internal::PackedStructLayout::Make(*leaf_type, leaf->name, v22));
+        layout = std::make_shared<const internal::PackedStructLayout>(std::move(made));
+        state->packed.push_back({i, path, leaf->name, layout});
+      }
+      QV_ASSIGN_OR_RETURN(column.shredder,
+                          internal::LeafShredder::Make(top, path, pool, std::move(layout)));
       column.meta.mutable_encoding()->mutable_direct()->set_encoding(internal::ColumnEncodingAny());
       state->columns.push_back(std::move(column));
     }
@@ -294,6 +340,14 @@ Status LanceFileWriter::Write(const arrow::RecordBatch& batch) {
   QV_RETURN_IF_ERROR(batch.Validate(/*full=*/true));
   for (size_t i = 0; i < fields.size(); ++i) {
     QV_RETURN_IF_ERROR(internal::CheckNestedNulls(fields[i], *batch.columns[i], fields[i].name));
+  }
+  for (const auto& leaf : s.packed) {
+    std::vector<arrow::ArrayPtr> structs;
+    internal::ArraysAtPath(*batch.columns[leaf.field], leaf.path, 0, &structs,
+                           batch.columns[leaf.field]);
+    for (const arrow::ArrayPtr& a : structs) {
+      QV_RETURN_IF_ERROR(leaf.layout->CheckMembers(*a, leaf.name));
+    }
   }
   // From here on columns take the rows one after another: an error leaves some with the batch
   // and some without, so it ends the file.
@@ -377,7 +431,7 @@ Result<FileWriteResult> LanceFileWriter::FinishFile() {
     if (s.v20) {
       internal::CollectFieldIds20(f, &result.fields);
     } else {
-      internal::CollectLeafIds(f, &result.fields);
+      internal::CollectLeafIds(f, /*packed=*/true, &result.fields);
     }
   }
   // DataFile.fields maps fields to columns one to one: a mismatch would be a table that reads

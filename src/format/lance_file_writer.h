@@ -1,4 +1,4 @@
-// Writes Lance data files (file format 2.1, or 2.0 on request) from Arrow record batches.
+// Writes Lance data files (file format 2.2 or 2.1, or 2.0 on request) from Arrow record batches.
 //
 // Each leaf column buffers whole rows until about `page_bytes` are pending and then cuts a page;
 // pages go out through a streaming ObjectWriter as they are made, so memory is bounded by about
@@ -10,8 +10,11 @@
 //
 // The layouts and compressions follow what Lance 8.0 writes by default (§6), within the byte
 // rules Lance's reader checks (§3, §7): 64-byte aligned buffers, chunks of at most 32 KiB,
-// variable buffers padded to their offset width. 2.0 files (FileWriteOptions::version) get
-// lance's 2.0 default profile instead, page cuts per top-level field (internal/writer20.h).
+// variable buffers padded to their offset width. A struct marked `lance-encoding:packed` is one
+// column of member rows, as Lance stores it (internal/write21/pack_struct.h); what Lance refuses
+// to pack is refused at Open or, for nulls, by Write before any column takes the batch. 2.0 files
+// (FileWriteOptions::version) get lance's 2.0 default profile instead, page cuts per top-level
+// field (internal/writer20.h).
 //
 // Thread-safety: single-threaded.
 #pragma once

@@ -368,9 +368,17 @@ async function checkTable(name, info, db) {
       rec.refused_as_lance12 = true;
       return rec;
     }
+    // A case Lance itself cannot store below 2.2 (variable-width packed structs: Lance 8 refuses
+    // them in 2.1) must be refused the same way, naming it.
+    if (!v22 && !v20 && info.refused_below_22?.test(imp.out)) {
+      rec.notes.push(`quiver refuses in ${fileLabel}, as Lance 8 does: ${imp.out.trim().split("\n").pop()}`);
+      rec.refused_as_lance12 = true;
+      return rec;
+    }
     fail(rec, "quiver import", imp.out);
     return rec;
   }
+  if (!v22 && !v20 && info.refused_below_22) fail(rec, "quiver import", `accepted in ${fileLabel}, which Lance 8 refuses`);
   const m = /wrote (\d+) rows in (\d+) fragments/.exec(imp.out);
   // Cases cut by bytes (min_fragments) take the count quiver reports, if it is at least that.
   const wantFragments = n === 0 ? 0 : info.min_fragments && m && Number(m[2]) >= info.min_fragments
@@ -507,7 +515,7 @@ async function main() {
   // so the 2.2 writer meets the same stretching inputs (a 36,000-byte vector needs a 2.2 large
   // chunk where 2.1 cuts the page).
   const setDefault = expected.tables.m_r1000_some_v21?.storage_version ?? "2.1";
-  for (const c of QUIVER_WRITE_CASES) tables[c.name] = { build: c.build, import_args: c.import_args, min_fragments: c.min_fragments, stable_row_ids: c.stable_row_ids, note: c.note, storage_version: setDefault };
+  for (const c of QUIVER_WRITE_CASES) tables[c.name] = { build: c.build, import_args: c.import_args, min_fragments: c.min_fragments, stable_row_ids: c.stable_row_ids, refused_below_22: c.refused_below_22, note: c.note, storage_version: setDefault };
   const names = Object.keys(tables).filter(
     (n) => (!only || only.test(n)) && !tables[n].error && !tables[n].refused_by_lancedb);
   const results = [];
@@ -542,7 +550,7 @@ async function main() {
   fs.writeFileSync(path.join(SCRATCH, "results.json"), JSON.stringify(results, null, 1) + "\n");
   console.log(`\n${results.length - failed.length}/${results.length} tables ok` +
     `${limited.length ? ` (ok*: ${limited.length} with LanceDB limitations that LanceDB alone shows too: ${limited.map((r) => r.name).join(", ")})` : ""}` +
-    `${refused.length ? ` (REF: ${refused.length} with null structs in 2.0, refused by quiver as by Lance 12: ${refused.map((r) => r.name).join(", ")})` : ""}; ` +
+    `${refused.length ? ` (REF: ${refused.length} refused by quiver as by Lance (null structs in 2.0, variable-width packed structs in 2.1): ${refused.map((r) => r.name).join(", ")})` : ""}; ` +
     `${((performance.now() - t0) / 1000).toFixed(1)}s; details in ${path.join(SCRATCH, "results.json")}`);
   if (failed.length) console.log(`FAILED: ${failed.map((r) => `${r.name} (${r.failures.length})`).join(", ")}`);
   process.exitCode = failed.length ? 1 : 0;

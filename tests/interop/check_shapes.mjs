@@ -182,16 +182,17 @@ const SHAPES = {
       a: i * 3 - 100, s: `s${i}`.repeat(i % 4), b: BigInt(i) * 1000000007n,
       bin: Uint8Array.from({ length: i % 5 }, (_, k) => (i + k) & 255) } }));
     const t = await db.createTable(name, lancedb.makeArrowTable(data, { schema }));
-    return { table: t };
+    return { table: t, quiverAppends: true };
   },
-  // Fixed-width members only: Lance packs these in 2.1 too (mini-block PackedStruct).
+  // Fixed-width members only: Lance 8 packs these in 2.1 too (mini-block PackedStruct) where
+  // the metadata reaches the schema (LanceDB 0.31's makeArrowTable drops it).
   packed_struct_fixed: async (db, name) => {
     const ps = f("pf", new A.Struct([f("x", new A.Float32()), f("y", new A.Int64()), f("z", new A.Int16())]), true,
       new Map([["lance-encoding:packed", "true"]]));
     const schema = new A.Schema([f("id", new A.Int32(), false), ps]);
     const data = Array.from({ length: 5000 }, (_, i) => ({ id: i, pf: { x: i / 8, y: BigInt(i) * 3n, z: i % 300 } }));
     const t = await db.createTable(name, lancedb.makeArrowTable(data, { schema }));
-    return { table: t };
+    return { table: t, quiverAppends: true };
   },
   // Blob v2 (LanceDB 0.39): payloads inline in the data file, in a packed sidecar and in
   // dedicated files, and null blobs. Reads answer the descriptors, as LanceDB's queries do.
@@ -322,6 +323,23 @@ async function main() {
           return (w === null) !== (g === null) || (w !== null && Buffer.compare(Buffer.from(w), Buffer.from(g)) !== 0);
         });
         if (got.length !== want.length || differ >= 0) failures.push(`blobs ${col}: row ${differ} differs from LanceDB's fetchBlobs (${got.length} of ${want.length} rows)`);
+      }
+      // quiver appends LanceDB's rows again (its writer in the table's own format and schema);
+      // LanceDB reads both copies.
+      if (built.quiverAppends) {
+        const stream = path.join(SCRATCH, `${name}-append.arrows`);
+        const before = await table.query().toArrow();
+        const ex = quiver("table", "export", dsDir, "--to", stream);
+        const imp = ex.ok ? quiver("table", "import", dsDir, "--from", stream, "--mode", "append") : ex;
+        fs.rmSync(stream, { force: true });
+        if (!imp.ok) {
+          failures.push(`quiver appends: ${imp.out.slice(0, 400)}`);
+        } else {
+          await table.checkoutLatest();
+          const after = await table.query().toArrow();
+          if (after.numRows !== 2 * before.numRows) failures.push(`after quiver's append LanceDB reads ${after.numRows} rows, not ${2 * before.numRows}`);
+          else compare(failures, "LanceDB reads quiver's appended copy", before, { table: after.slice(before.numRows) });
+        }
       }
     } catch (e) {
       failures.push(`LanceDB: ${String(e.message ?? e).slice(0, 400)}`);

@@ -2,7 +2,9 @@
 // stretch quiver's 2.1 writer (docs/format-plan.md, "2.1 writer gaps"). Each entry:
 //   { name, build() -> apache-arrow Table, note, import_args?: [...extra `table import` args],
 //     min_fragments?: n (fragment count not known in advance, at least n),
-//     stable_row_ids?: true (LanceDB's `_rowid` must then be the id column: ids 0..n-1 in order) }
+//     stable_row_ids?: true (LanceDB's `_rowid` must then be the id column: ids 0..n-1 in order),
+//     refused_below_22?: /regexp/ (in 2.1 quiver must refuse the import with this message, as
+//     Lance 8 refuses such data) }
 // The rows go through the same steps as the fixture tables: quiver imports them, LanceDB reads
 // them, appends and compacts, quiver exports the result.
 
@@ -60,6 +62,52 @@ function structListFsl(n, D) {
   const list = arrow.makeData({ type: lt, length: n, valueOffsets: off, child: fsl, ...toBitmap(lv) });
   const s = arrow.makeData({ type: st, length: n, children: [list], ...toBitmap(sv) });
   return tableOf([idCol(n), { field: new arrow.Field("s", st, true), data: s }], n);
+}
+
+// Packed structs (`lance-encoding:packed: true`): fixed-width members (mini-block PackedStruct
+// rows, 2.1 and 2.2), variable-width ones with a fixed-size-list member (full-zip
+// VariablePackedStruct, 2.2 only), null struct rows over non-null members (Lance packs those; it
+// refuses member nulls), and lists of packed structs.
+function packedStructs(n, variable) {
+  const packed = new Map([["lance-encoding:packed", "true"]]);
+  const sv = Array.from({ length: n }, (_, i) => (i % 7 === 3 ? 0 : 1));
+  const num = (T, Arr, f) => arrow.makeData({ type: new T(), length: n, nullCount: 0, data: Arr.from({ length: n }, (_, i) => f(i)) });
+  const ft = new arrow.Struct([new arrow.Field("a", new arrow.Int32(), false), new arrow.Field("b", new arrow.Float64(), false),
+    new arrow.Field("c", new arrow.Int16(), false)]);
+  const fixed = arrow.makeData({ type: ft, length: n, ...toBitmap(sv), children: [
+    num(arrow.Int32, Int32Array, (i) => i + 1), num(arrow.Float64, Float64Array, (i) => i / 2), num(arrow.Int16, Int16Array, (i) => -(i % 30000))] });
+  const enc = new TextEncoder();
+  const utf8 = (vals) => {
+    const parts = vals.map((v) => enc.encode(v));
+    const offs = new Int32Array(vals.length + 1);
+    parts.forEach((p, i) => { offs[i + 1] = offs[i] + p.length; });
+    const bytes = new Uint8Array(offs[vals.length]);
+    parts.forEach((p, i) => bytes.set(p, offs[i]));
+    return arrow.makeData({ type: new arrow.Utf8(), length: vals.length, valueOffsets: offs, data: bytes, nullCount: 0 });
+  };
+  const fsl = new arrow.FixedSizeList(2, new arrow.Field("item", new arrow.Float32(), true));
+  const vt = new arrow.Struct([new arrow.Field("id", new arrow.Int32(), false), new arrow.Field("s", new arrow.Utf8(), false),
+    new arrow.Field("v", fsl, false)]);
+  const varStructs = (m, valid) => arrow.makeData({ type: vt, length: m, ...toBitmap(valid), children: [
+    arrow.makeData({ type: new arrow.Int32(), length: m, nullCount: 0, data: Int32Array.from({ length: m }, (_, i) => 3 * i - 100) }),
+    utf8(Array.from({ length: m }, (_, i) => "x".repeat(i % 4) + (i % 3 ? "" : `#${i}`))),
+    arrow.makeData({ type: fsl, length: m, nullCount: 0, child: arrow.makeData({ type: new arrow.Float32(), length: 2 * m, nullCount: 0,
+      data: Float32Array.from({ length: 2 * m }, (_, k) => k / 8) }) })] });
+  const off = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) off[i + 1] = off[i] + (i % 9 === 4 ? 0 : i % 3);
+  const m = off[n];
+  const itemValid = Array.from({ length: m }, (_, k) => (k % 5 === 2 ? 0 : 1));
+  const lt = new arrow.List(new arrow.Field("item", variable ? vt : ft, true, packed));
+  const items = variable ? varStructs(m, itemValid) : arrow.makeData({ type: ft, length: m, ...toBitmap(itemValid), children: [
+    arrow.makeData({ type: new arrow.Int32(), length: m, nullCount: 0, data: Int32Array.from({ length: m }, (_, k) => k) }),
+    arrow.makeData({ type: new arrow.Float64(), length: m, nullCount: 0, data: Float64Array.from({ length: m }, (_, k) => k / 4) }),
+    arrow.makeData({ type: new arrow.Int16(), length: m, nullCount: 0, data: Int16Array.from({ length: m }, (_, k) => k % 999) })] });
+  const list = arrow.makeData({ type: lt, length: n, valueOffsets: off, child: items,
+    ...toBitmap(Array.from({ length: n }, (_, i) => (i % 9 === 4 ? 0 : 1))) });
+  const cols = [idCol(n), { field: new arrow.Field("pf", ft, true, packed), data: fixed }];
+  if (variable) cols.push({ field: new arrow.Field("pv", vt, true, packed), data: varStructs(n, sv) });
+  cols.push({ field: new arrow.Field("lp", lt, true), data: list });
+  return tableOf(cols, n);
 }
 
 export const QUIVER_WRITE_CASES = [
@@ -149,6 +197,17 @@ export const QUIVER_WRITE_CASES = [
       }
       return new arrow.Table(schema, batches);
     },
+  },
+  {
+    name: "qv_packed_fixed",
+    note: "structs marked lance-encoding:packed with fixed-width members (null struct rows, a list of them): one column each, PackedStruct rows, as Lance 8 (2.1) and Lance 12 (2.2) store them",
+    build: () => packedStructs(3000, false),
+  },
+  {
+    name: "qv_packed_variable",
+    note: "a packed struct with string and fixed-size-list members (and a list of them): VariablePackedStruct rows in 2.2; refused in 2.1, as Lance 8 refuses it",
+    refused_below_22: /Unsupported.*column 'pv' is a packed struct .*variable-width members/,
+    build: () => packedStructs(3000, true),
   },
   {
     name: "qv_stable_row_ids",

@@ -51,7 +51,18 @@ Result<PackedStructRows> PackedStructRows::Make(const pb::VariablePackedStruct& 
     }
     m.values = std::move(values).value();
     if (field.has_bits_per_value()) {
-      if (m.values->is_variable() || field.bits_per_value() % 8 != 0 || !field.value().has_flat() ||
+      // A fixed-size-list member is FixedSizeList(n, Flat(item bits)) (Lance 12), others Flat.
+      const pb::CompressiveEncoding& value = field.value();
+      const bool described = m.values->is_fsl()
+                                 ? value.has_fixed_size_list() &&
+                                       !value.fixed_size_list().has_validity() &&
+                                       value.fixed_size_list().items_per_value() ==
+                                           static_cast<uint64_t>(m.values->list_size()) &&
+                                       value.fixed_size_list().values().has_flat() &&
+                                       value.fixed_size_list().values().flat().bits_per_value() ==
+                                           static_cast<uint64_t>(m.values->value_bits())
+                                 : value.has_flat();
+      if (m.values->is_variable() || field.bits_per_value() % 8 != 0 || !described ||
           field.bits_per_value() !=
               static_cast<uint64_t>(m.values->value_bits() * m.values->list_size()) ||
           m.values->value_bits() % 8 != 0) {
@@ -87,7 +98,11 @@ Status PackedStructRows::Append(std::string_view row, PageDecodeCache* cache) {
         return Status::Corruption(
             fmt::format("packed struct row {}: member {} past the row", impl_->length, k));
       }
-      QV_RETURN_IF_ERROR(m.values->AppendFixed(reinterpret_cast<const uint8_t*>(rest.data()), 1));
+      if (m.values->is_fsl()) {
+        QV_RETURN_IF_ERROR(m.values->AppendItemValidity(nullptr, 0, m.values->list_size()));
+      }
+      QV_RETURN_IF_ERROR(m.values->AppendFixed(reinterpret_cast<const uint8_t*>(rest.data()),
+                                               m.values->list_size()));
       at += m.fixed_bytes;
       continue;
     }

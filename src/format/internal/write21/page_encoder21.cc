@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "arrow/concatenate.h"
+#include "common/little_endian.h"
 
 #include <fmt/format.h>
 
@@ -33,7 +34,9 @@ constexpr uint64_t kMaxChunkBuffer = 65535;  // u16 buffer sizes in the chunk he
 constexpr uint64_t kMaxChunkLevels = 65535;  // u16 level count in the chunk header
 constexpr int64_t kMaxChunkValues = 4096;
 constexpr int64_t kBitpackChunk = 1024;
-constexpr int64_t kRleChunk = 2048;                 // Lance caps RLE chunks (lance#4429)
+constexpr int64_t kRleChunk = 2048;
+constexpr uint64_t kPackedChunkBytes = 8186;  // Lance 12's packed-row chunk bound (ChunkValues) //
+                                              // Lance caps RLE chunks (lance#4429)
 constexpr uint64_t kFsstMinPageBytes = 32 * 1024;   // §4.8: FSST only for pages this large
 constexpr uint64_t kFsstMinMaxLength = 5;           // ... whose longest string has 5+ bytes
 constexpr uint64_t kZstdMinValueBytes = 32 * 1024;  // §4.9: per-value ZSTD above this
@@ -641,7 +644,10 @@ std::optional<EncodedPage> EncodeConstantValue(const LeafPageData& page, const V
   return out;
 }
 
-Result<EncodedPage> EncodeFullZip(const LeafPageData& page, const ValueWriter& vw) {
+// `narrow_index` (2.2): repetition index entries as wide as the largest offset needs (1, 2, 4
+// or 8 bytes), as Lance 12 writes them; 2.1's are 4 or 8 bytes.
+Result<EncodedPage> EncodeFullZip(const LeafPageData& page, const ValueWriter& vw,
+                                  bool narrow_index) {
   EncodedPage out;
   out.rows = page.rows;
   auto* layout = out.layout.mutable_full_zip_layout();
@@ -668,11 +674,14 @@ Result<EncodedPage> EncodeFullZip(const LeafPageData& page, const ValueWriter& v
     pb::CompressiveEncoding variable;
     variable.mutable_variable()->mutable_offsets()->mutable_flat()->set_bits_per_value(
         vw.offset_bits());
-    zstd = vw.compress && vw.MaxValueBytes() > kZstdMinValueBytes;
-    if (!zstd) {
+    // Packed struct rows: their own per-value encoding, never compressed (Lance 12's).
+    zstd = !page.packed && vw.compress && vw.MaxValueBytes() > kZstdMinValueBytes;
+    if (!zstd && !page.packed) {
       QV_ASSIGN_OR_RETURN(fsst, MaybeFsst(vw));
     }
-    if (zstd) {
+    if (page.packed) {
+      *layout->mutable_value_compression() = page.packed->encoding();
+    } else if (zstd) {
       auto* general = layout->mutable_value_compression()->mutable_general();
       general->mutable_compression()->set_scheme(pb::COMPRESSION_ALGORITHM_ZSTD);
       general->mutable_compression()->set_level(0);
@@ -752,12 +761,26 @@ Result<EncodedPage> EncodeFullZip(const LeafPageData& page, const ValueWriter& v
   if (!page.rep.empty() || vw.variable) {
     row_starts.push_back(out.buffers[0].size());
     std::string index;
-    const bool wide = out.buffers[0].size() > UINT32_MAX;
+    const uint64_t size = out.buffers[0].size();
+    const int width = size > UINT32_MAX                    ? 8
+                      : !narrow_index || size > UINT16_MAX ? 4
+                      : size > UINT8_MAX                   ? 2
+                                                           : 1;
+    index.reserve(row_starts.size() * static_cast<size_t>(width));
     for (uint64_t s : row_starts) {
-      if (wide) {
-        Put<uint64_t>(&index, s);
-      } else {
-        Put<uint32_t>(&index, static_cast<uint32_t>(s));
+      switch (width) {
+        case 1:
+          AppendLE<uint8_t>(&index, static_cast<uint8_t>(s));
+          break;
+        case 2:
+          AppendLE<uint16_t>(&index, static_cast<uint16_t>(s));
+          break;
+        case 4:
+          AppendLE<uint32_t>(&index, static_cast<uint32_t>(s));
+          break;
+        default:
+          AppendLE<uint64_t>(&index, s);
+          break;
       }
     }
     out.buffers.push_back(std::move(index));
@@ -766,11 +789,19 @@ Result<EncodedPage> EncodeFullZip(const LeafPageData& page, const ValueWriter& v
 }
 
 // Values per chunk starting at value `first`: a power of two (the last chunk may be shorter).
-int64_t ChunkValues(const ValueWriter& vw, bool bitpack, bool rle, int64_t first) {
+int64_t ChunkValues(const ValueWriter& vw, bool bitpack, bool rle, bool packed, int64_t first) {
   const int64_t left = vw.values.length - first;
   if (bitpack) return std::min(kBitpackChunk, left);
   if (rle) return std::min(kRleChunk, left);
   int64_t n;
+  if (packed) {
+    // Lance 12's rule for packed rows (its ValueEncoder's): from two values, double while twice
+    // the bytes stay under kPackedChunkBytes and twice the values within kMaxChunkValues.
+    const uint64_t w = static_cast<uint64_t>(vw.bits / 8);
+    n = 2;
+    while (2 * static_cast<uint64_t>(n) * w < kPackedChunkBytes && 2 * n <= kMaxChunkValues) n *= 2;
+    return std::min(n, left);
+  }
   if (vw.variable) {
     // As many values as fit the target, as a power of two.
     uint64_t bytes = 0;
@@ -802,6 +833,7 @@ struct MiniBlockPlan {
   uint64_t num_buffers = 1;
   bool has_rep = false, has_def = false;
   bool large_chunks = false;  // 2.2's chunk grammar (PageEncodeOptions::large_chunks)
+  bool packed = false;        // packed struct rows (Flat under PackedStruct, Lance's chunk rule)
   pb::CompressiveEncoding rep_enc, def_enc;
 };
 
@@ -831,7 +863,9 @@ void PlanIntegers(const ValueWriter& vw, MiniBlockPlan* plan) {
 // chunk).
 void DescribeValues(const ValueWriter& vw, MiniBlockPlan* plan, pb::CompressiveEncoding* vc) {
   plan->num_buffers = 1;
-  if (plan->fsst) {
+  if (plan->packed) {
+    // Set by EncodeMiniBlock from the page's PackedStructLayout.
+  } else if (plan->fsst) {
     auto* f = vc->mutable_fsst();
     f->set_symbol_table(plan->fsst->table);
     f->mutable_values()->mutable_variable()->mutable_offsets()->mutable_flat()->set_bits_per_value(
@@ -959,7 +993,7 @@ Result<bool> WriteChunks(const LeafPageData& page, const ValueWriter& vw, const 
   uint64_t level_begin = 0;
   std::string chunk;
   for (int64_t first = 0; first < vw.values.length;) {
-    int64_t n = ChunkValues(vw, plan.bitpack, plan.rle, first);
+    int64_t n = ChunkValues(vw, plan.bitpack, plan.rle, plan.packed, first);
     bool last = false;
     uint64_t level_end = 0;
     // Halve the chunk until it fits (every chunk but the last holds a power of two values). A
@@ -1011,13 +1045,14 @@ Result<std::optional<EncodedPage>> EncodeMiniBlock(const LeafPageData& page,
                                                    const PageEncodeOptions& options) {
   MiniBlockPlan plan;
   plan.large_chunks = options.large_chunks;
-  QV_RETURN_IF_ERROR(PlanValues(page, page_values, &plan));
+  plan.packed = page.packed != nullptr;
+  if (!plan.packed) QV_RETURN_IF_ERROR(PlanValues(page, page_values, &plan));
   ValueWriter index_writer(plan.dict   ? *plan.dict->indices
                            : plan.fsst ? *plan.fsst->compressed
                                        : page_values.values,
                            options.compress, plan.fsst ? page_values.offset_bytes : 0);
   const ValueWriter& vw = plan.dict || plan.fsst ? index_writer : page_values;
-  PlanIntegers(vw, &plan);
+  if (!plan.packed) PlanIntegers(vw, &plan);
 
   EncodedPage out;
   out.rows = page.rows;
@@ -1033,6 +1068,7 @@ Result<std::optional<EncodedPage>> EncodeMiniBlock(const LeafPageData& page,
     *layout->mutable_def_compression() = plan.def_enc =
         LevelEncoding(page.def, options.compress, options.large_chunks);
   DescribeValues(vw, &plan, layout->mutable_value_compression());
+  if (plan.packed) *layout->mutable_value_compression() = page.packed->encoding();
   layout->set_num_buffers(plan.num_buffers);
   layout->set_num_items(static_cast<uint64_t>(vw.values.length));
   std::string dictionary_block;
@@ -1163,6 +1199,7 @@ LeafPageData SliceRows(const LeafPageData& page, const std::vector<uint64_t>& ro
   out.rows = r1 - r0;
   out.layers = page.layers;
   out.dictionary_type = page.dictionary_type;
+  out.packed = page.packed;
   const uint64_t l0 = row_starts[r0];
   const uint64_t l1 = r1 < row_starts.size() ? row_starts[r1] : page.num_levels;
   out.num_levels = l1 - l0;
@@ -1240,16 +1277,24 @@ Status EncodeInto(const LeafPageData& page, const PageEncodeOptions& options,
     return Status::OK();
   }
   ValueWriter vw(*page.values, options.compress);
-  if (options.large_chunks && options.compress) {
+  if (page.packed && !page.packed->fixed_only()) {
+    // Rows of varying width: full-zip VariablePackedStruct, whatever their size (Lance 12's).
+    QV_ASSIGN_OR_RETURN(EncodedPage encoded, EncodeFullZip(page, vw, options.large_chunks));
+    out->push_back(std::move(encoded));
+    return Status::OK();
+  }
+  if (options.large_chunks && options.compress && !page.packed) {
     if (std::optional<EncodedPage> constant = EncodeConstantValue(page, vw)) {
       out->push_back(std::move(*constant));
       return Status::OK();
     }
   }
-  const bool wide = !page.dictionary_type && vw.MaxValueBytes() >= kFullZipMinValueBytes;
+  // Fixed-width packed rows are narrower than the full-zip threshold (pack_struct.h).
+  const bool wide =
+      !page.dictionary_type && !page.packed && vw.MaxValueBytes() >= kFullZipMinValueBytes;
   const bool misread = wide && LanceMisreadsFullZip(page.layers);
   if (wide && !misread) {
-    QV_ASSIGN_OR_RETURN(EncodedPage encoded, EncodeFullZip(page, vw));
+    QV_ASSIGN_OR_RETURN(EncodedPage encoded, EncodeFullZip(page, vw, options.large_chunks));
     out->push_back(std::move(encoded));
     return Status::OK();
   }
@@ -1292,13 +1337,16 @@ Status EncodeInto(const LeafPageData& page, const PageEncodeOptions& options,
         "misreads such a row written full-zip, so it is not written",
         page.num_levels, vw.MaxValueBytes()));
   }
-  if (page.dictionary_type || (!vw.variable && !vw.fsl && vw.bits == 1)) {
-    return Status::Unsupported(
-        fmt::format("a row of {} levels with runs of empty or null lists longer than a mini-block "
-                    "chunk holds, in a {} column",
-                    page.num_levels, page.dictionary_type ? "dictionary" : "boolean"));
+  if (page.dictionary_type || page.packed || (!vw.variable && !vw.fsl && vw.bits == 1)) {
+    return Status::Unsupported(fmt::format(
+        "a row of {} levels with runs of empty or null lists longer than a mini-block chunk "
+        "holds, in a {} column",
+        page.num_levels,
+        page.dictionary_type ? "dictionary"
+        : page.packed        ? "packed struct"
+                             : "boolean"));
   }
-  QV_ASSIGN_OR_RETURN(EncodedPage encoded, EncodeFullZip(page, vw));
+  QV_ASSIGN_OR_RETURN(EncodedPage encoded, EncodeFullZip(page, vw, options.large_chunks));
   out->push_back(std::move(encoded));
   return Status::OK();
 }

@@ -8,11 +8,12 @@ namespace quiver::format::internal {
 
 using arrow::TypeId;
 
-Result<std::unique_ptr<LeafShredder>> LeafShredder::Make(const arrow::DataType& top,
-                                                         std::vector<int> path,
-                                                         arrow::MemoryPool* pool) {
+Result<std::unique_ptr<LeafShredder>> LeafShredder::Make(
+    const arrow::DataType& top, std::vector<int> path, arrow::MemoryPool* pool,
+    std::shared_ptr<const PackedStructLayout> packed) {
   std::unique_ptr<LeafShredder> s(new LeafShredder());
   s->pool_ = pool;
+  s->packed_ = std::move(packed);
   s->path_ = path;
   const arrow::DataType* t = &top;
   s->types_.push_back(t);
@@ -58,7 +59,12 @@ Result<std::unique_ptr<LeafShredder>> LeafShredder::Make(const arrow::DataType& 
   }
   s->max_rep_ = depth;
   const arrow::DataType& leaf = *s->types_.back();
-  s->storage_ = leaf.id() == TypeId::kDictionary ? leaf.dictionary_value() : leaf;
+  if (s->packed_ && leaf.id() != TypeId::kStruct) {
+    return Status::Internal("LeafShredder: a packed leaf of type " + leaf.ToString());
+  }
+  s->storage_ = s->packed_                         ? s->packed_->row_type()
+                : leaf.id() == TypeId::kDictionary ? leaf.dictionary_value()
+                                                   : leaf;
   QV_ASSIGN_OR_RETURN(s->values_, LeafValues::Make(s->storage_, pool));
   return s;
 }
@@ -72,7 +78,9 @@ uint64_t LeafShredder::buffered_bytes() const {
 }
 
 Status LeafShredder::Append(const arrow::ArrayData& array) {
-  if (types_.size() == 1 && array.type.id() != TypeId::kDictionary) return AppendFlat(array);
+  if (types_.size() == 1 && array.type.id() != TypeId::kDictionary && !packed_) {
+    return AppendFlat(array);
+  }
   const uint16_t top_rep = static_cast<uint16_t>(max_rep_);
   for (int64_t i = 0; i < array.length; ++i) {
     QV_RETURN_IF_ERROR(Visit(0, array, i, top_rep));
@@ -137,8 +145,14 @@ Status LeafShredder::Visit(size_t k, const arrow::ArrayData& a, int64_t i, uint1
   const size_t m = types_.size();
   if (arrow::IsNull(a, i)) {
     PushLevel(rep, null_def_[k]);
-    if (visible_stop_[k]) return PushNullValue();
-    return Status::OK();
+    if (!visible_stop_[k]) return Status::OK();
+    if (packed_ && packed_->fixed_only() && k + 1 == m) {
+      // A null packed row keeps its slot with the members' bytes under it, as Lance's does.
+      row_.clear();
+      packed_->AppendRow(a, i, &row_);
+      return values_->AppendFixed(reinterpret_cast<const uint8_t*>(row_.data()), 1);
+    }
+    return PushNullValue();
   }
   if (k + 1 == m) {
     PushLevel(rep, 0);
@@ -161,6 +175,15 @@ Status LeafShredder::Visit(size_t k, const arrow::ArrayData& a, int64_t i, uint1
 
 Status LeafShredder::PushValue(const arrow::ArrayData& leaf, int64_t i) {
   ++valid_values_;
+  if (packed_) {
+    row_.clear();
+    packed_->AppendRow(leaf, i, &row_);
+    if (!packed_->fixed_only()) {
+      variable_bytes_ += row_.size() + 8;
+      return values_->AppendValue(row_);
+    }
+    return values_->AppendFixed(reinterpret_cast<const uint8_t*>(row_.data()), 1);
+  }
   if (leaf.type.id() == TypeId::kDictionary) {
     const int64_t index = arrow::DictionaryIndex(leaf, i);
     return PushValue(*leaf.dictionary, index);
@@ -198,6 +221,7 @@ Result<LeafPageData> LeafShredder::TakePage() {
   page.num_levels = def_.size();
   page.num_valid_values = valid_values_;
   page.dictionary_type = types_.back()->id() == TypeId::kDictionary;
+  page.packed = packed_;
   const size_t m = types_.size();
   // Which general numbers occur, then Lance's layer kinds and numbering for this page.
   std::vector<bool> used(2 * m + 2, false);

@@ -18,6 +18,7 @@
 #include "common/result.h"
 #include "format/internal/leaf_values.h"
 #include "format/internal/repdef.h"
+#include "format/internal/write21/pack_struct.h"
 
 namespace quiver::format::internal {
 
@@ -31,13 +32,17 @@ struct LeafPageData {
   arrow::ArrayPtr values;         // one per visible level (null slots hold zeros)
   uint64_t num_valid_values = 0;  // visible levels with definition 0
   bool dictionary_type = false;   // the column is an Arrow dictionary (must stay one on disk)
+  // Set for a packed struct leaf (2.2): `values` are its rows' bytes (pack_struct.h).
+  std::shared_ptr<const PackedStructLayout> packed;
 };
 
 class LeafShredder {
  public:
-  // `top` is the top-level field's type; `path` the child indices down to the leaf.
-  static Result<std::unique_ptr<LeafShredder>> Make(const arrow::DataType& top,
-                                                    std::vector<int> path, arrow::MemoryPool* pool);
+  // `top` is the top-level field's type; `path` the child indices down to the leaf. With
+  // `packed`, the leaf is a struct stored packed (its rows' bytes are the values).
+  static Result<std::unique_ptr<LeafShredder>> Make(
+      const arrow::DataType& top, std::vector<int> path, arrow::MemoryPool* pool,
+      std::shared_ptr<const PackedStructLayout> packed = nullptr);
 
   // Appends every row of `array` (the top-level field's column of a batch).
   Status Append(const arrow::ArrayData& array);
@@ -73,6 +78,8 @@ class LeafShredder {
   int max_rep_ = 0;
   arrow::MemoryPool* pool_ = nullptr;
   arrow::DataType storage_;
+  std::shared_ptr<const PackedStructLayout> packed_;
+  std::string row_;  // scratch for a packed row
 
   uint64_t rows_ = 0;
   std::vector<uint16_t> rep_, def_;
