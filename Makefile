@@ -54,7 +54,7 @@ ASAN_CONFIGURE = if [ -f build-asan/CMakeCache.txt ] && \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_FLAGS)" \
 	  -DQUIVER_TEST_SHARDS=4 -DQUIVER_SANITIZE=address,undefined -DQUIVER_FUZZ=ON \
 	  -DQUIVER_BUILD_BENCH=OFF -DQUIVER_UNITY=ON >/dev/null
-FUZZERS := manifest_fuzzer deletion_fuzzer ipc_fuzzer lance_file_fuzzer
+FUZZERS := manifest_fuzzer deletion_fuzzer ipc_fuzzer lance_file_fuzzer expr_parser_fuzzer
 
 test-asan: deps
 	$(ASAN_CONFIGURE)
@@ -83,6 +83,7 @@ fuzz: deps
 	  build-asan/fuzz/deletion_fuzzer fuzz/corpus/deletion $(FUZZ_SECONDS)
 	./scripts/run-fuzz.sh --pair build-asan/fuzz/ipc_fuzzer fuzz/corpus/ipc \
 	  build-asan/fuzz/lance_file_fuzzer fuzz/corpus/lance_file $(FUZZ_SECONDS)
+	./scripts/run-fuzz.sh build-asan/fuzz/expr_parser_fuzzer fuzz/corpus/expr $$(( $(FUZZ_SECONDS) / 2 ))
 
 format:
 	clang-format -i $(SOURCES)

@@ -1,0 +1,1 @@
+extract(year from d) % 4 = 0

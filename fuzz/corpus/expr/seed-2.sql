@@ -1,0 +1,1 @@
+s LIKE 'a%' ESCAPE '!'

@@ -1,0 +1,1 @@
+x NOT IN (1, 2, NULL)

@@ -1,0 +1,1 @@
+CAST(a AS DECIMAL(10,2)) + b::int

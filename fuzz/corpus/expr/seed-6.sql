@@ -1,0 +1,1 @@
+lower(`weird name`) = 'x' OR c.d IS NOT NULL

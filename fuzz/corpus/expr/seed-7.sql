@@ -1,0 +1,1 @@
+date '2024-01-01' < ts - interval '1' day

@@ -1,0 +1,1 @@
+array_has_any(tags, ['a', 'b'])

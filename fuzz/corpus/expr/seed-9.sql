@@ -1,0 +1,1 @@
+x BETWEEN 1 AND 10 OR NOT y
