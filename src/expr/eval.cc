@@ -1,0 +1,1137 @@
+#include "expr/eval.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace quiver::expr {
+
+namespace {
+
+using arrow::TypeId;
+
+// A column of values in one of evaluation's canonical types (integers widened to 64 bits,
+// floats to double), or a scalar that stands for every row.
+enum class VKind { kNull, kBool, kInt, kUInt, kFloat, kString, kDate, kTimestamp };
+
+const char* KindName(VKind k) {
+  switch (k) {
+    case VKind::kNull:
+      return "null";
+    case VKind::kBool:
+      return "boolean";
+    case VKind::kInt:
+      return "integer";
+    case VKind::kUInt:
+      return "unsigned integer";
+    case VKind::kFloat:
+      return "float";
+    case VKind::kString:
+      return "string";
+    case VKind::kDate:
+      return "date";
+    case VKind::kTimestamp:
+      return "timestamp";
+  }
+  return "?";
+}
+
+struct Vec {
+  VKind kind = VKind::kNull;
+  int64_t n = 0;
+  bool scalar = false;
+  std::vector<uint8_t> valid;  // empty: all valid
+  std::vector<int64_t> i;      // kInt, kDate (days), kTimestamp (in `unit`)
+  std::vector<uint64_t> u;
+  std::vector<double> f;
+  std::vector<uint8_t> b;
+  std::vector<std::string> s;
+  arrow::TimeUnit unit = arrow::TimeUnit::kMicro;
+  std::string tz;
+
+  size_t At(int64_t k) const { return scalar ? 0 : static_cast<size_t>(k); }
+  bool Valid(int64_t k) const { return kind != VKind::kNull && (valid.empty() || valid[At(k)]); }
+  bool Numeric() const {
+    return kind == VKind::kInt || kind == VKind::kUInt || kind == VKind::kFloat;
+  }
+  double AsFloat(int64_t k) const {
+    const size_t a = At(k);
+    return kind == VKind::kFloat ? f[a]
+           : kind == VKind::kInt ? static_cast<double>(i[a])
+                                 : static_cast<double>(u[a]);
+  }
+};
+
+Vec ScalarOf(VKind kind, int64_t n) {
+  Vec v;
+  v.kind = kind;
+  v.n = n;
+  v.scalar = true;
+  return v;
+}
+
+Status Bad(const Expr& e, std::string_view problem) {
+  return Status::InvalidInput(
+      fmt::format("{} at position {} (in {})", problem, e.pos + 1, e.ToString().substr(0, 200)));
+}
+
+// ---- columns in ----
+
+Result<Vec> FromArray(const arrow::ArrayData& a, const Expr& at) {
+  Vec v;
+  v.n = a.length;
+  if (a.null_count > 0) {
+    v.valid.resize(static_cast<size_t>(a.length));
+    for (int64_t k = 0; k < a.length; ++k) v.valid[static_cast<size_t>(k)] = arrow::IsValid(a, k);
+  }
+  const TypeId id = a.type.id();
+  auto fill = [&](auto* dst, auto read) {
+    dst->resize(static_cast<size_t>(a.length));
+    for (int64_t k = 0; k < a.length; ++k) (*dst)[static_cast<size_t>(k)] = read(k);
+  };
+  switch (id) {
+    case TypeId::kNull:
+      v.kind = VKind::kNull;
+      return v;
+    case TypeId::kBool:
+      v.kind = VKind::kBool;
+      fill(&v.b, [&](int64_t k) { return static_cast<uint8_t>(arrow::BoolValue(a, k)); });
+      return v;
+    case TypeId::kInt8:
+      v.kind = VKind::kInt;
+      fill(&v.i, [&](int64_t k) { return int64_t{arrow::Values<int8_t>(a)[k]}; });
+      return v;
+    case TypeId::kInt16:
+      v.kind = VKind::kInt;
+      fill(&v.i, [&](int64_t k) { return int64_t{arrow::Values<int16_t>(a)[k]}; });
+      return v;
+    case TypeId::kInt32:
+      v.kind = VKind::kInt;
+      fill(&v.i, [&](int64_t k) { return int64_t{arrow::Values<int32_t>(a)[k]}; });
+      return v;
+    case TypeId::kInt64:
+      v.kind = VKind::kInt;
+      fill(&v.i, [&](int64_t k) { return arrow::Values<int64_t>(a)[k]; });
+      return v;
+    // Unsigned types narrower than 64 bits fit int64: DataFusion compares them with signed
+    // literals after widening, as here.
+    case TypeId::kUInt8:
+      v.kind = VKind::kInt;
+      fill(&v.i, [&](int64_t k) { return int64_t{arrow::Values<uint8_t>(a)[k]}; });
+      return v;
+    case TypeId::kUInt16:
+      v.kind = VKind::kInt;
+      fill(&v.i, [&](int64_t k) { return int64_t{arrow::Values<uint16_t>(a)[k]}; });
+      return v;
+    case TypeId::kUInt32:
+      v.kind = VKind::kInt;
+      fill(&v.i, [&](int64_t k) { return int64_t{arrow::Values<uint32_t>(a)[k]}; });
+      return v;
+    case TypeId::kUInt64:
+      v.kind = VKind::kUInt;
+      fill(&v.u, [&](int64_t k) { return arrow::Values<uint64_t>(a)[k]; });
+      return v;
+    case TypeId::kFloat16:
+      v.kind = VKind::kFloat;
+      fill(&v.f, [&](int64_t k) {
+        return static_cast<double>(arrow::HalfToFloat(arrow::Values<uint16_t>(a)[k]));
+      });
+      return v;
+    case TypeId::kFloat32:
+      v.kind = VKind::kFloat;
+      fill(&v.f, [&](int64_t k) { return static_cast<double>(arrow::Values<float>(a)[k]); });
+      return v;
+    case TypeId::kFloat64:
+      v.kind = VKind::kFloat;
+      fill(&v.f, [&](int64_t k) { return arrow::Values<double>(a)[k]; });
+      return v;
+    case TypeId::kUtf8:
+    case TypeId::kLargeUtf8:
+      v.kind = VKind::kString;
+      fill(&v.s, [&](int64_t k) { return std::string(arrow::BinaryValue(a, k)); });
+      return v;
+    case TypeId::kDate32:
+      v.kind = VKind::kDate;
+      fill(&v.i, [&](int64_t k) { return int64_t{arrow::Values<int32_t>(a)[k]}; });
+      return v;
+    case TypeId::kTimestamp:
+      v.kind = VKind::kTimestamp;
+      v.unit = a.type.unit();
+      v.tz = a.type.timezone();
+      fill(&v.i, [&](int64_t k) { return arrow::Values<int64_t>(a)[k]; });
+      return v;
+    case TypeId::kDictionary: {
+      QV_ASSIGN_OR_RETURN(Vec values, FromArray(*a.dictionary, at));
+      Vec out;
+      out.kind = values.kind;
+      out.n = a.length;
+      out.unit = values.unit;
+      out.tz = values.tz;
+      out.valid.assign(static_cast<size_t>(a.length), 1);
+      auto pick = [&](auto& dst, const auto& src) {
+        dst.resize(static_cast<size_t>(a.length));
+        for (int64_t k = 0; k < a.length; ++k) {
+          if (arrow::IsNull(a, k)) {
+            out.valid[static_cast<size_t>(k)] = 0;
+            continue;
+          }
+          const int64_t idx = arrow::DictionaryIndex(a, k);
+          dst[static_cast<size_t>(k)] = src[static_cast<size_t>(idx)];
+          if (!values.Valid(idx)) out.valid[static_cast<size_t>(k)] = 0;
+        }
+      };
+      switch (values.kind) {
+        case VKind::kBool:
+          pick(out.b, values.b);
+          break;
+        case VKind::kUInt:
+          pick(out.u, values.u);
+          break;
+        case VKind::kFloat:
+          pick(out.f, values.f);
+          break;
+        case VKind::kString:
+          pick(out.s, values.s);
+          break;
+        case VKind::kNull:
+          break;
+        default:
+          pick(out.i, values.i);
+          break;
+      }
+      return out;
+    }
+    default:
+      return Bad(at, fmt::format("column of type {} is not supported in expressions yet",
+                                 a.type.ToString()));
+  }
+}
+
+// The array for column path `path` in `batch` (nested through structs), with the validity of
+// every enclosing struct applied.
+Result<Vec> ColumnVec(const Expr& e, const arrow::RecordBatch& batch) {
+  const arrow::Schema& schema = *batch.schema;
+  int top = schema.FieldIndex(e.path[0]);
+  if (top < 0) {
+    // Lance resolves names case-sensitively; a unique case-insensitive match is what the user
+    // meant when they typed an unquoted name in other case.
+    int found = -1, count = 0;
+    for (size_t k = 0; k < schema.fields.size(); ++k) {
+      const std::string& name = schema.fields[k].name;
+      if (name.size() == e.path[0].size() &&
+          std::equal(name.begin(), name.end(), e.path[0].begin(), [](char x, char y) {
+            return std::tolower(static_cast<unsigned char>(x)) ==
+                   std::tolower(static_cast<unsigned char>(y));
+          })) {
+        found = static_cast<int>(k);
+        ++count;
+      }
+    }
+    if (count != 1) {
+      std::string names;
+      for (size_t k = 0; k < schema.fields.size() && k < 20; ++k) {
+        names += (k ? ", " : "") + schema.fields[k].name;
+      }
+      return Bad(e, fmt::format("no column named '{}' (the table has: {})", e.path[0], names));
+    }
+    top = found;
+  }
+  arrow::ArrayPtr a = batch.columns[static_cast<size_t>(top)];
+  std::vector<arrow::ArrayPtr> parents;
+  for (size_t p = 1; p < e.path.size(); ++p) {
+    if (a->type.id() != TypeId::kStruct) {
+      return Bad(e, fmt::format("'{}' is {}, not a struct with a field '{}'", e.path[p - 1],
+                                a->type.ToString(), e.path[p]));
+    }
+    int member = -1;
+    for (size_t k = 0; k < a->type.children().size(); ++k) {
+      if (a->type.children()[k].name == e.path[p]) member = static_cast<int>(k);
+    }
+    if (member < 0)
+      return Bad(e, fmt::format("struct '{}' has no field '{}'", e.path[p - 1], e.path[p]));
+    parents.push_back(a);
+    a = arrow::StructField(*a, member);
+  }
+  QV_ASSIGN_OR_RETURN(Vec v, FromArray(*a, e));
+  for (const arrow::ArrayPtr& parent : parents) {
+    if (parent->null_count == 0) continue;
+    if (v.valid.empty()) v.valid.assign(static_cast<size_t>(v.n), 1);
+    for (int64_t k = 0; k < v.n; ++k) {
+      if (arrow::IsNull(*parent, k)) v.valid[static_cast<size_t>(k)] = 0;
+    }
+  }
+  return v;
+}
+
+// ---- literals ----
+
+// Days since the epoch of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+bool ParseDigits(std::string_view s, size_t& at, size_t n, int64_t* out) {
+  if (at + n > s.size()) return false;
+  int64_t v = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const char c = s[at + k];
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  at += n;
+  *out = v;
+  return true;
+}
+
+// YYYY-MM-DD; false when malformed or not a calendar day.
+bool ParseDate(std::string_view s, size_t& at, int64_t* days) {
+  int64_t y, m, d;
+  if (!ParseDigits(s, at, 4, &y) || at >= s.size() || s[at++] != '-' ||
+      !ParseDigits(s, at, 2, &m) || at >= s.size() || s[at++] != '-' ||
+      !ParseDigits(s, at, 2, &d)) {
+    return false;
+  }
+  static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (m < 1 || m > 12 || d < 1 || d > kDays[m - 1] || (m == 2 && d == 29 && !leap)) return false;
+  *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
+  return true;
+}
+
+int64_t UnitsPerSecond(arrow::TimeUnit unit) {
+  switch (unit) {
+    case arrow::TimeUnit::kSecond:
+      return 1;
+    case arrow::TimeUnit::kMilli:
+      return 1000;
+    case arrow::TimeUnit::kMicro:
+      return 1000000;
+    case arrow::TimeUnit::kNano:
+      return 1000000000;
+  }
+  return 1;
+}
+
+// 'YYYY-MM-DD[( |T)HH:MM[:SS[.fraction]]][Z|±HH:MM]' in nanoseconds since the epoch (UTC).
+bool ParseTimestampNanos(std::string_view s, int64_t* nanos) {
+  size_t at = 0;
+  int64_t days;
+  if (!ParseDate(s, at, &days)) return false;
+  int64_t h = 0, mi = 0, sec = 0, frac = 0;
+  if (at < s.size() && (s[at] == ' ' || s[at] == 'T')) {
+    ++at;
+    if (!ParseDigits(s, at, 2, &h) || at >= s.size() || s[at++] != ':' ||
+        !ParseDigits(s, at, 2, &mi))
+      return false;
+    if (at < s.size() && s[at] == ':') {
+      ++at;
+      if (!ParseDigits(s, at, 2, &sec)) return false;
+      if (at < s.size() && s[at] == '.') {
+        ++at;
+        int digits = 0;
+        while (at < s.size() && std::isdigit(static_cast<unsigned char>(s[at])) && digits < 9) {
+          frac = frac * 10 + (s[at++] - '0');
+          ++digits;
+        }
+        if (digits == 0) return false;
+        for (; digits < 9; ++digits) frac *= 10;
+      }
+    }
+    if (h > 23 || mi > 59 || sec > 59) return false;
+  }
+  int64_t offset_s = 0;
+  if (at < s.size() && (s[at] == 'Z' || s[at] == 'z')) {
+    ++at;
+  } else if (at < s.size() && (s[at] == '+' || s[at] == '-')) {
+    const int sign = s[at++] == '-' ? -1 : 1;
+    int64_t oh, om = 0;
+    if (!ParseDigits(s, at, 2, &oh)) return false;
+    if (at < s.size() && s[at] == ':') ++at;
+    if (at < s.size() && !ParseDigits(s, at, 2, &om)) return false;
+    offset_s = sign * (oh * 3600 + om * 60);
+  }
+  if (at != s.size()) return false;
+  *nanos = ((days * 86400 + h * 3600 + mi * 60 + sec) - offset_s) * 1000000000 + frac;
+  return true;
+}
+
+Result<Vec> LiteralVec(const Expr& e, int64_t n) {
+  const Literal& l = e.literal;
+  Vec v;
+  switch (l.type) {
+    case Literal::Type::kNull:
+      return ScalarOf(VKind::kNull, n);
+    case Literal::Type::kBool:
+      v = ScalarOf(VKind::kBool, n);
+      v.b = {static_cast<uint8_t>(l.b)};
+      return v;
+    case Literal::Type::kInt:
+      v = ScalarOf(VKind::kInt, n);
+      v.i = {l.i};
+      return v;
+    case Literal::Type::kUInt:
+      v = ScalarOf(VKind::kUInt, n);
+      v.u = {l.u};
+      return v;
+    case Literal::Type::kFloat:
+      v = ScalarOf(VKind::kFloat, n);
+      v.f = {l.f};
+      return v;
+    case Literal::Type::kString:
+      v = ScalarOf(VKind::kString, n);
+      v.s = {l.text};
+      return v;
+    case Literal::Type::kDate: {
+      v = ScalarOf(VKind::kDate, n);
+      int64_t days;
+      size_t at = 0;
+      if (!ParseDate(l.text, at, &days) || at != l.text.size()) {
+        return Bad(e, fmt::format("'{}' is not a date (YYYY-MM-DD)", l.text));
+      }
+      v.i = {days};
+      return v;
+    }
+    case Literal::Type::kTimestamp: {
+      v = ScalarOf(VKind::kTimestamp, n);
+      v.unit = arrow::TimeUnit::kNano;
+      int64_t nanos;
+      if (!ParseTimestampNanos(l.text, &nanos)) {
+        return Bad(e, fmt::format("'{}' is not a timestamp (YYYY-MM-DD HH:MM:SS[.f])", l.text));
+      }
+      v.i = {nanos};
+      return v;
+    }
+    case Literal::Type::kInterval:
+      return Bad(e, "intervals are not supported in expressions yet");
+  }
+  return Bad(e, "unknown literal");
+}
+
+// ---- coercion ----
+
+std::string NumberText(const Vec& v, size_t a) {
+  switch (v.kind) {
+    case VKind::kInt:
+      return std::to_string(v.i[a]);
+    case VKind::kUInt:
+      return std::to_string(v.u[a]);
+    case VKind::kFloat:
+      return fmt::format("{}", v.f[a]);
+    case VKind::kBool:
+      return v.b[a] ? "true" : "false";
+    default:
+      return "";
+  }
+}
+
+// `v` as strings (numbers and booleans by their text), for comparisons with strings.
+Vec ToStrings(const Vec& v) {
+  if (v.kind == VKind::kString || v.kind == VKind::kNull) return v;
+  Vec out;
+  out.kind = VKind::kString;
+  out.n = v.n;
+  out.scalar = v.scalar;
+  out.valid = v.valid;
+  const size_t count = v.scalar ? 1 : static_cast<size_t>(v.n);
+  out.s.resize(count);
+  for (size_t a = 0; a < count; ++a) out.s[a] = NumberText(v, a);
+  return out;
+}
+
+// Timestamps in one unit (the finer one), so that they compare as integers.
+Vec RescaleTimestamp(const Vec& v, arrow::TimeUnit unit) {
+  if (v.unit == unit) return v;
+  Vec out = v;
+  out.unit = unit;
+  const int64_t from = UnitsPerSecond(v.unit), to = UnitsPerSecond(unit);
+  for (int64_t& x : out.i) x = to >= from ? x * (to / from) : x / (from / to);
+  return out;
+}
+
+// A string scalar (a literal) as a date or timestamp, to compare with such a column.
+Result<Vec> StringAsTemporal(const Vec& v, const Vec& like, const Expr& e) {
+  Vec out;
+  out.kind = like.kind;
+  out.n = v.n;
+  out.scalar = v.scalar;
+  out.valid = v.valid;
+  out.unit = like.kind == VKind::kTimestamp ? arrow::TimeUnit::kNano : like.unit;
+  const size_t count = v.scalar ? 1 : static_cast<size_t>(v.n);
+  out.i.resize(count);
+  for (size_t a = 0; a < count; ++a) {
+    if (!v.valid.empty() && !v.valid[a]) continue;
+    if (like.kind == VKind::kDate) {
+      size_t at = 0;
+      int64_t days;
+      if (!ParseDate(v.s[a], at, &days) || at != v.s[a].size()) {
+        return Bad(e, fmt::format("cannot compare a date with '{}' (not YYYY-MM-DD)", v.s[a]));
+      }
+      out.i[a] = days;
+    } else {
+      int64_t nanos;
+      if (!ParseTimestampNanos(v.s[a], &nanos)) {
+        return Bad(e, fmt::format("cannot compare a timestamp with '{}'", v.s[a]));
+      }
+      out.i[a] = nanos;
+    }
+  }
+  return out;
+}
+
+// Brings two operands of a comparison to one kind: numbers to the wider of int / uint / float,
+// a number and a string to strings, a date or timestamp and a string to the temporal kind, a
+// date and a timestamp to timestamps.
+Status Unify(Vec* l, Vec* r, const Expr& e) {
+  if (l->kind == VKind::kNull || r->kind == VKind::kNull || l->kind == r->kind) {
+    if (l->kind == VKind::kTimestamp && r->kind == VKind::kTimestamp) {
+      const arrow::TimeUnit unit = std::max(l->unit, r->unit);
+      *l = RescaleTimestamp(*l, unit);
+      *r = RescaleTimestamp(*r, unit);
+    }
+    return Status::OK();
+  }
+  auto temporal = [](VKind k) { return k == VKind::kDate || k == VKind::kTimestamp; };
+  if (temporal(l->kind) && r->kind == VKind::kString) {
+    QV_ASSIGN_OR_RETURN(*r, StringAsTemporal(*r, *l, e));
+    return Unify(l, r, e);
+  }
+  if (temporal(r->kind) && l->kind == VKind::kString) {
+    QV_ASSIGN_OR_RETURN(*l, StringAsTemporal(*l, *r, e));
+    return Unify(l, r, e);
+  }
+  if (temporal(l->kind) && temporal(r->kind)) {  // a date and a timestamp: days as time
+    Vec* date = l->kind == VKind::kDate ? l : r;
+    date->kind = VKind::kTimestamp;
+    date->unit = arrow::TimeUnit::kSecond;
+    for (int64_t& x : date->i) x *= 86400;
+    return Unify(l, r, e);
+  }
+  if (l->Numeric() && r->Numeric()) {
+    auto to_float = [](Vec* v) {
+      if (v->kind == VKind::kFloat) return;
+      const size_t count = v->scalar ? 1 : static_cast<size_t>(v->n);
+      v->f.resize(count);
+      for (size_t a = 0; a < count; ++a) {
+        v->f[a] =
+            v->kind == VKind::kInt ? static_cast<double>(v->i[a]) : static_cast<double>(v->u[a]);
+      }
+      v->kind = VKind::kFloat;
+    };
+    if (l->kind == VKind::kFloat || r->kind == VKind::kFloat) {
+      to_float(l);
+      to_float(r);
+      return Status::OK();
+    }
+    // int64 with uint64: exact through the sign (a negative int is below every uint).
+    return Status::OK();
+  }
+  if ((l->kind == VKind::kString && (r->Numeric() || r->kind == VKind::kBool)) ||
+      (r->kind == VKind::kString && (l->Numeric() || l->kind == VKind::kBool))) {
+    *l = ToStrings(*l);
+    *r = ToStrings(*r);
+    return Status::OK();
+  }
+  return Bad(e, fmt::format("cannot compare {} with {}", KindName(l->kind), KindName(r->kind)));
+}
+
+// -1, 0, 1: l[k] against r[k] (both valid, unified).
+int Compare(const Vec& l, const Vec& r, int64_t k) {
+  const size_t a = l.At(k), b = r.At(k);
+  auto cmp = [](auto x, auto y) { return x < y ? -1 : x > y ? 1 : 0; };
+  switch (l.kind) {
+    case VKind::kBool:
+      return cmp(l.b[a], r.b[b]);
+    case VKind::kInt:
+      if (r.kind == VKind::kUInt)
+        return l.i[a] < 0 ? -1 : cmp(static_cast<uint64_t>(l.i[a]), r.u[b]);
+      return cmp(l.i[a], r.i[b]);
+    case VKind::kUInt:
+      if (r.kind == VKind::kInt) return r.i[b] < 0 ? 1 : cmp(l.u[a], static_cast<uint64_t>(r.i[b]));
+      return cmp(l.u[a], r.u[b]);
+    case VKind::kFloat: {
+      // DataFusion orders floats totally: NaN equals NaN and is above every number.
+      const double x = l.f[a], y = r.f[b];
+      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? (std::isnan(y) ? 0 : 1) : -1;
+      return cmp(x, y);
+    }
+    case VKind::kString:
+      return l.s[a].compare(r.s[b]) < 0 ? -1 : l.s[a] == r.s[b] ? 0 : 1;
+    default:
+      return cmp(l.i[a], r.i[b]);
+  }
+}
+
+Vec BoolVec(int64_t n) {
+  Vec v;
+  v.kind = VKind::kBool;
+  v.n = n;
+  v.b.assign(static_cast<size_t>(n), 0);
+  return v;
+}
+
+void SetNull(Vec* v, int64_t k) {
+  if (v->valid.empty()) v->valid.assign(static_cast<size_t>(v->n), 1);
+  v->valid[static_cast<size_t>(k)] = 0;
+}
+
+Status WantBool(const Vec& v, const Expr& e) {
+  if (v.kind == VKind::kBool || v.kind == VKind::kNull) return Status::OK();
+  return Bad(e, fmt::format("expected a boolean, got {}", KindName(v.kind)));
+}
+bool BoolAt(const Vec& v, int64_t k) { return v.b[v.At(k)] != 0; }
+
+// ---- LIKE ----
+
+// SQL LIKE: '%' any run, '_' one character (UTF-8 aware), `escape` makes the next one literal.
+bool LikeMatch(std::string_view s, std::string_view p, char escape, bool fold) {
+  auto eq = [&](char x, char y) {
+    return fold ? std::tolower(static_cast<unsigned char>(x)) ==
+                      std::tolower(static_cast<unsigned char>(y))
+                : x == y;
+  };
+  auto char_len = [](std::string_view t, size_t at) -> size_t {
+    const unsigned char c = static_cast<unsigned char>(t[at]);
+    const size_t len = c < 0x80         ? 1
+                       : (c >> 5) == 6  ? 2
+                       : (c >> 4) == 14 ? 3
+                       : (c >> 3) == 30 ? 4
+                                        : 1;
+    return std::min(len, t.size() - at);
+  };
+  size_t si = 0, pi = 0, star_p = std::string_view::npos, star_s = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && p[pi] == '%') {
+      star_p = ++pi;
+      star_s = si;
+      continue;
+    }
+    if (pi < p.size()) {
+      if (p[pi] == '_') {
+        si += char_len(s, si);
+        ++pi;
+        continue;
+      }
+      size_t lit = pi;
+      if (p[pi] == escape && pi + 1 < p.size()) lit = pi + 1;
+      if (eq(p[lit], s[si])) {
+        ++si;
+        pi = lit + 1;
+        continue;
+      }
+    }
+    if (star_p == std::string_view::npos) return false;
+    star_s += char_len(s, star_s);
+    si = star_s;
+    pi = star_p;
+  }
+  while (pi < p.size() && p[pi] == '%') ++pi;
+  return pi == p.size();
+}
+
+// ---- the evaluator ----
+
+class Evaluator {
+ public:
+  explicit Evaluator(const arrow::RecordBatch& batch) : batch_(batch), n_(batch.length) {}
+
+  Result<Vec> Eval(const Expr& e) {
+    switch (e.kind) {
+      case Expr::Kind::kLiteral:
+        return LiteralVec(e, n_);
+      case Expr::Kind::kColumn:
+        return ColumnVec(e, batch_);
+      case Expr::Kind::kNot: {
+        QV_ASSIGN_OR_RETURN(Vec v, Eval(*e.args[0]));
+        QV_RETURN_IF_ERROR(WantBool(v, e));
+        if (v.kind == VKind::kNull) return v;
+        for (uint8_t& x : v.b) x = !x;
+        return v;
+      }
+      case Expr::Kind::kNegate: {
+        QV_ASSIGN_OR_RETURN(Vec v, Eval(*e.args[0]));
+        if (v.kind == VKind::kInt) {
+          for (int64_t& x : v.i) x = static_cast<int64_t>(0ull - static_cast<uint64_t>(x));
+        } else if (v.kind == VKind::kFloat) {
+          for (double& x : v.f) x = -x;
+        } else if (v.kind != VKind::kNull) {
+          return Bad(e, fmt::format("cannot negate a {}", KindName(v.kind)));
+        }
+        return v;
+      }
+      case Expr::Kind::kBinary:
+        return Binary(e);
+      case Expr::Kind::kIsNull:
+      case Expr::Kind::kIsTrue:
+      case Expr::Kind::kIsFalse:
+      case Expr::Kind::kIsUnknown:
+        return Is(e);
+      case Expr::Kind::kIn:
+        return In(e);
+      case Expr::Kind::kBetween: {
+        QV_ASSIGN_OR_RETURN(Vec x, Eval(*e.args[0]));
+        QV_ASSIGN_OR_RETURN(Vec lo, Eval(*e.args[1]));
+        QV_ASSIGN_OR_RETURN(Vec hi, Eval(*e.args[2]));
+        QV_ASSIGN_OR_RETURN(Vec ge, Comparison(BinaryOp::kGtEq, x, lo, e));
+        QV_ASSIGN_OR_RETURN(Vec le, Comparison(BinaryOp::kLtEq, x, hi, e));
+        Vec both = Logic(BinaryOp::kAnd, ge, le);
+        if (e.negated && both.kind == VKind::kBool) {
+          for (uint8_t& b : both.b) b = !b;
+        }
+        return both;
+      }
+      case Expr::Kind::kLike:
+        return Like(e);
+      case Expr::Kind::kCall:
+        return Call(e);
+      case Expr::Kind::kCase:
+        return Bad(e, "CASE is not supported in expressions yet");
+      case Expr::Kind::kCast:
+        return Bad(e, "CAST is not supported in expressions yet");
+      case Expr::Kind::kList:
+        return Bad(e, "list values are not supported in expressions yet");
+      case Expr::Kind::kIndex:
+        return Bad(e, "indexing is not supported in expressions yet");
+    }
+    return Bad(e, "unknown expression");
+  }
+
+ private:
+  Result<Vec> Binary(const Expr& e) {
+    QV_ASSIGN_OR_RETURN(Vec l, Eval(*e.args[0]));
+    QV_ASSIGN_OR_RETURN(Vec r, Eval(*e.args[1]));
+    switch (e.op) {
+      case BinaryOp::kAnd:
+      case BinaryOp::kOr:
+        QV_RETURN_IF_ERROR(WantBool(l, *e.args[0]));
+        QV_RETURN_IF_ERROR(WantBool(r, *e.args[1]));
+        return Logic(e.op, l, r);
+      case BinaryOp::kEq:
+      case BinaryOp::kNotEq:
+      case BinaryOp::kLt:
+      case BinaryOp::kLtEq:
+      case BinaryOp::kGt:
+      case BinaryOp::kGtEq:
+        return Comparison(e.op, std::move(l), std::move(r), e);
+      case BinaryOp::kConcat:
+        return Concat(l, r);
+      case BinaryOp::kPlus:
+      case BinaryOp::kMinus:
+      case BinaryOp::kMultiply:
+      case BinaryOp::kDivide:
+      case BinaryOp::kModulo:
+        return Arithmetic(e.op, std::move(l), std::move(r), e);
+      default:
+        return Bad(
+            e, fmt::format("operator {} is not supported in expressions yet", BinaryOpName(e.op)));
+    }
+  }
+
+  // Kleene logic; either side may be a scalar or the null type.
+  Vec Logic(BinaryOp op, const Vec& l, const Vec& r) {
+    Vec out = BoolVec(n_);
+    const bool is_and = op == BinaryOp::kAnd;
+    for (int64_t k = 0; k < n_; ++k) {
+      const bool lv = l.Valid(k), rv = r.Valid(k);
+      const bool lb = lv && BoolAt(l, k), rb = rv && BoolAt(r, k);
+      if (is_and) {
+        if ((lv && !lb) || (rv && !rb)) continue;  // FALSE
+        if (lv && rv) {
+          out.b[static_cast<size_t>(k)] = 1;
+        } else {
+          SetNull(&out, k);
+        }
+      } else {
+        if ((lv && lb) || (rv && rb)) {
+          out.b[static_cast<size_t>(k)] = 1;
+        } else if (!(lv && rv)) {
+          SetNull(&out, k);
+        }
+      }
+    }
+    return out;
+  }
+
+  Result<Vec> Comparison(BinaryOp op, Vec l, Vec r, const Expr& e) {
+    QV_RETURN_IF_ERROR(Unify(&l, &r, e));
+    Vec out = BoolVec(n_);
+    for (int64_t k = 0; k < n_; ++k) {
+      if (!l.Valid(k) || !r.Valid(k)) {
+        SetNull(&out, k);
+        continue;
+      }
+      const int c = Compare(l, r, k);
+      bool v = false;
+      switch (op) {
+        case BinaryOp::kEq:
+          v = c == 0;
+          break;
+        case BinaryOp::kNotEq:
+          v = c != 0;
+          break;
+        case BinaryOp::kLt:
+          v = c < 0;
+          break;
+        case BinaryOp::kLtEq:
+          v = c <= 0;
+          break;
+        case BinaryOp::kGt:
+          v = c > 0;
+          break;
+        default:
+          v = c >= 0;
+          break;
+      }
+      out.b[static_cast<size_t>(k)] = v;
+    }
+    return out;
+  }
+
+  Result<Vec> Arithmetic(BinaryOp op, Vec l, Vec r, const Expr& e) {
+    if (l.kind == VKind::kNull || r.kind == VKind::kNull) return ScalarOf(VKind::kNull, n_);
+    if (!l.Numeric() || !r.Numeric()) {
+      return Bad(e, fmt::format("cannot apply {} to {} and {}", BinaryOpName(op), KindName(l.kind),
+                                KindName(r.kind)));
+    }
+    QV_RETURN_IF_ERROR(Unify(&l, &r, e));
+    Vec out;
+    out.n = n_;
+    out.kind = l.kind == VKind::kFloat                              ? VKind::kFloat
+               : (l.kind == VKind::kUInt && r.kind == VKind::kUInt) ? VKind::kUInt
+                                                                    : VKind::kInt;
+    out.valid.assign(static_cast<size_t>(n_), 1);
+    bool any_null = false;
+    if (out.kind == VKind::kFloat) out.f.resize(static_cast<size_t>(n_));
+    if (out.kind == VKind::kInt) out.i.resize(static_cast<size_t>(n_));
+    if (out.kind == VKind::kUInt) out.u.resize(static_cast<size_t>(n_));
+    for (int64_t k = 0; k < n_; ++k) {
+      const size_t o = static_cast<size_t>(k);
+      if (!l.Valid(k) || !r.Valid(k)) {
+        out.valid[o] = 0;
+        any_null = true;
+        continue;
+      }
+      if (out.kind == VKind::kFloat) {
+        const double x = l.f[l.At(k)], y = r.f[r.At(k)];
+        out.f[o] = op == BinaryOp::kPlus       ? x + y
+                   : op == BinaryOp::kMinus    ? x - y
+                   : op == BinaryOp::kMultiply ? x * y
+                   : op == BinaryOp::kDivide   ? x / y
+                                               : std::fmod(x, y);
+        continue;
+      }
+      // Integers: two's complement wrapping as DataFusion's kernels (u64 arithmetic), a zero
+      // divisor an error.
+      const uint64_t x =
+          l.kind == VKind::kUInt ? l.u[l.At(k)] : static_cast<uint64_t>(l.i[l.At(k)]);
+      const uint64_t y =
+          r.kind == VKind::kUInt ? r.u[r.At(k)] : static_cast<uint64_t>(r.i[r.At(k)]);
+      uint64_t z = 0;
+      if (op == BinaryOp::kPlus) {
+        z = x + y;
+      } else if (op == BinaryOp::kMinus) {
+        z = x - y;
+      } else if (op == BinaryOp::kMultiply) {
+        z = x * y;
+      } else {
+        if (y == 0) return Bad(e, "division by zero");
+        if (out.kind == VKind::kUInt) {
+          z = op == BinaryOp::kDivide ? x / y : x % y;
+        } else {
+          const int64_t sx = static_cast<int64_t>(x), sy = static_cast<int64_t>(y);
+          if (sx == INT64_MIN && sy == -1) {
+            z = op == BinaryOp::kDivide ? x : 0;  // wraps
+          } else {
+            z = static_cast<uint64_t>(op == BinaryOp::kDivide ? sx / sy : sx % sy);
+          }
+        }
+      }
+      if (out.kind == VKind::kUInt) {
+        out.u[o] = z;
+      } else {
+        out.i[o] = static_cast<int64_t>(z);
+      }
+    }
+    if (!any_null) out.valid.clear();
+    return out;
+  }
+
+  Result<Vec> Concat(const Vec& l, const Vec& r) {
+    if (l.kind == VKind::kNull || r.kind == VKind::kNull) return ScalarOf(VKind::kNull, n_);
+    const Vec ls = ToStrings(l), rs = ToStrings(r);
+    Vec out;
+    out.kind = VKind::kString;
+    out.n = n_;
+    out.s.resize(static_cast<size_t>(n_));
+    for (int64_t k = 0; k < n_; ++k) {
+      if (!ls.Valid(k) || !rs.Valid(k)) {
+        SetNull(&out, k);
+        continue;
+      }
+      out.s[static_cast<size_t>(k)] = ls.s[ls.At(k)] + rs.s[rs.At(k)];
+    }
+    return out;
+  }
+
+  Result<Vec> Is(const Expr& e) {
+    QV_ASSIGN_OR_RETURN(Vec v, Eval(*e.args[0]));
+    if (e.kind != Expr::Kind::kIsNull) QV_RETURN_IF_ERROR(WantBool(v, *e.args[0]));
+    Vec out = BoolVec(n_);
+    for (int64_t k = 0; k < n_; ++k) {
+      const bool valid = v.Valid(k);
+      bool r = false;
+      switch (e.kind) {
+        case Expr::Kind::kIsNull:
+        case Expr::Kind::kIsUnknown:
+          r = !valid;
+          break;
+        case Expr::Kind::kIsTrue:
+          r = valid && BoolAt(v, k);
+          break;
+        default:
+          r = valid && !BoolAt(v, k);
+          break;
+      }
+      out.b[static_cast<size_t>(k)] = e.negated ? !r : r;
+    }
+    return out;
+  }
+
+  Result<Vec> In(const Expr& e) {
+    QV_ASSIGN_OR_RETURN(Vec x, Eval(*e.args[0]));
+    // x IN (a, b) = x = a OR x = b (NULL when nothing matches and something was NULL).
+    Vec any;
+    bool first = true;
+    for (size_t k = 1; k < e.args.size(); ++k) {
+      QV_ASSIGN_OR_RETURN(Vec item, Eval(*e.args[k]));
+      QV_ASSIGN_OR_RETURN(Vec eq, Comparison(BinaryOp::kEq, x, std::move(item), *e.args[k]));
+      any = first ? std::move(eq) : Logic(BinaryOp::kOr, any, eq);
+      first = false;
+    }
+    if (e.negated) {
+      for (uint8_t& b : any.b) b = !b;
+    }
+    return any;
+  }
+
+  Result<Vec> Like(const Expr& e) {
+    QV_ASSIGN_OR_RETURN(Vec s, Eval(*e.args[0]));
+    QV_ASSIGN_OR_RETURN(Vec p, Eval(*e.args[1]));
+    for (const Vec* v : {&s, &p}) {
+      if (v->kind != VKind::kString && v->kind != VKind::kNull) {
+        return Bad(e, fmt::format("LIKE needs strings, got {}", KindName(v->kind)));
+      }
+    }
+    Vec out = BoolVec(n_);
+    for (int64_t k = 0; k < n_; ++k) {
+      if (!s.Valid(k) || !p.Valid(k)) {
+        SetNull(&out, k);
+        continue;
+      }
+      const bool m = LikeMatch(s.s[s.At(k)], p.s[p.At(k)], e.escape, e.case_insensitive);
+      out.b[static_cast<size_t>(k)] = e.negated ? !m : m;
+    }
+    return out;
+  }
+
+  Result<Vec> Call(const Expr& e) {
+    auto arity = [&](size_t want) -> Status {
+      if (e.args.size() == want) return Status::OK();
+      return Bad(e, fmt::format("{}() takes {} argument{}, not {}", e.name, want,
+                                want == 1 ? "" : "s", e.args.size()));
+    };
+    if (e.name == "lower" || e.name == "upper" || e.name == "length" || e.name == "char_length" ||
+        e.name == "character_length") {
+      QV_RETURN_IF_ERROR(arity(1));
+      QV_ASSIGN_OR_RETURN(Vec v, Eval(*e.args[0]));
+      if (v.kind == VKind::kNull) return v;
+      if (v.kind != VKind::kString)
+        return Bad(e, fmt::format("{}() needs a string, got {}", e.name, KindName(v.kind)));
+      if (e.name == "lower" || e.name == "upper") {
+        const bool up = e.name == "upper";
+        for (std::string& x : v.s) {
+          for (char& c : x) {
+            c = static_cast<char>(up ? std::toupper(static_cast<unsigned char>(c))
+                                     : std::tolower(static_cast<unsigned char>(c)));
+          }
+        }
+        return v;
+      }
+      Vec out;
+      out.kind = VKind::kInt;
+      out.n = v.n;
+      out.scalar = v.scalar;
+      out.valid = v.valid;
+      for (const std::string& x : v.s) {
+        int64_t chars = 0;
+        for (char c : x) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+        out.i.push_back(chars);
+      }
+      return out;
+    }
+    if (e.name == "abs") {
+      QV_RETURN_IF_ERROR(arity(1));
+      QV_ASSIGN_OR_RETURN(Vec v, Eval(*e.args[0]));
+      if (v.kind == VKind::kInt) {
+        for (int64_t& x : v.i)
+          x = x < 0 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(x)) : x;
+      } else if (v.kind == VKind::kFloat) {
+        for (double& x : v.f) x = std::fabs(x);
+      } else if (v.kind != VKind::kUInt && v.kind != VKind::kNull) {
+        return Bad(e, fmt::format("abs() needs a number, got {}", KindName(v.kind)));
+      }
+      return v;
+    }
+    if (e.name == "starts_with") {
+      QV_RETURN_IF_ERROR(arity(2));
+      QV_ASSIGN_OR_RETURN(Vec s, Eval(*e.args[0]));
+      QV_ASSIGN_OR_RETURN(Vec p, Eval(*e.args[1]));
+      if ((s.kind != VKind::kString && s.kind != VKind::kNull) ||
+          (p.kind != VKind::kString && p.kind != VKind::kNull)) {
+        return Bad(e, "starts_with() needs strings");
+      }
+      Vec out = BoolVec(n_);
+      for (int64_t k = 0; k < n_; ++k) {
+        if (!s.Valid(k) || !p.Valid(k)) {
+          SetNull(&out, k);
+          continue;
+        }
+        out.b[static_cast<size_t>(k)] = s.s[s.At(k)].rfind(p.s[p.At(k)], 0) == 0;
+      }
+      return out;
+    }
+    if (e.name == "coalesce") {
+      if (e.args.empty()) return Bad(e, "coalesce() needs at least one argument");
+      std::vector<Vec> vs;
+      for (const ExprPtr& a : e.args) {
+        QV_ASSIGN_OR_RETURN(Vec v, Eval(*a));
+        vs.push_back(std::move(v));
+      }
+      // One kind for all (unified pairwise with the first non-null one).
+      size_t lead = 0;
+      while (lead < vs.size() && vs[lead].kind == VKind::kNull) ++lead;
+      if (lead == vs.size()) return ScalarOf(VKind::kNull, n_);
+      // Twice: a later argument may widen the lead (int to float), which the earlier ones then
+      // follow.
+      for (int pass = 0; pass < 2; ++pass) {
+        for (size_t k = 0; k < vs.size(); ++k) {
+          if (k == lead || vs[k].kind == VKind::kNull) continue;
+          QV_RETURN_IF_ERROR(Unify(&vs[lead], &vs[k], e));
+        }
+      }
+      Vec out;
+      out.kind = vs[lead].kind;
+      out.n = n_;
+      out.unit = vs[lead].unit;
+      out.valid.assign(static_cast<size_t>(n_), 0);
+      out.i.resize(static_cast<size_t>(n_));
+      out.u.resize(static_cast<size_t>(n_));
+      out.f.resize(static_cast<size_t>(n_));
+      out.b.resize(static_cast<size_t>(n_));
+      out.s.resize(static_cast<size_t>(n_));
+      for (int64_t k = 0; k < n_; ++k) {
+        for (const Vec& v : vs) {
+          if (v.kind == VKind::kNull || !v.Valid(k)) continue;
+          const size_t a = v.At(k), o = static_cast<size_t>(k);
+          if (v.kind != out.kind) continue;
+          if (!v.i.empty()) out.i[o] = v.i[a];
+          if (!v.u.empty()) out.u[o] = v.u[a];
+          if (!v.f.empty()) out.f[o] = v.f[a];
+          if (!v.b.empty()) out.b[o] = v.b[a];
+          if (!v.s.empty()) out.s[o] = v.s[a];
+          out.valid[o] = 1;
+          break;
+        }
+      }
+      return out;
+    }
+    return Bad(e, fmt::format("unsupported function '{}'", e.name));
+  }
+
+  const arrow::RecordBatch& batch_;
+  int64_t n_;
+};
+
+// ---- values out ----
+
+Result<arrow::ArrayPtr> ToArray(const Vec& v, int64_t n) {
+  std::vector<bool> valid;
+  if (!v.valid.empty() || v.kind == VKind::kNull) {
+    valid.resize(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) valid[static_cast<size_t>(k)] = v.Valid(k);
+  }
+  auto expand = [&](const auto& src) {
+    std::vector<std::decay_t<decltype(src[0])>> out(static_cast<size_t>(n));
+    if (!src.empty()) {
+      for (int64_t k = 0; k < n; ++k) out[static_cast<size_t>(k)] = src[v.At(k)];
+    }
+    return out;
+  };
+  switch (v.kind) {
+    case VKind::kNull:
+      return arrow::MakeNullArray(arrow::DataType::Null(), n);
+    case VKind::kBool: {
+      std::vector<bool> b(static_cast<size_t>(n));
+      for (int64_t k = 0; k < n; ++k) b[static_cast<size_t>(k)] = v.b[v.At(k)] != 0;
+      return arrow::MakeBoolArray(b, valid);
+    }
+    case VKind::kInt:
+      return arrow::MakeFixedArray(arrow::DataType::Int64(), expand(v.i), valid);
+    case VKind::kUInt:
+      return arrow::MakeFixedArray(arrow::DataType::UInt64(), expand(v.u), valid);
+    case VKind::kFloat:
+      return arrow::MakeFixedArray(arrow::DataType::Float64(), expand(v.f), valid);
+    case VKind::kString:
+      return arrow::MakeBinaryArray(arrow::DataType::Utf8(), expand(v.s), valid);
+    case VKind::kDate: {
+      std::vector<int32_t> d(static_cast<size_t>(n));
+      for (int64_t k = 0; k < n; ++k)
+        d[static_cast<size_t>(k)] = static_cast<int32_t>(v.i[v.At(k)]);
+      return arrow::MakeFixedArray(arrow::DataType::Date32(), d, valid);
+    }
+    case VKind::kTimestamp:
+      return arrow::MakeFixedArray(arrow::DataType::Timestamp(v.unit, v.tz), expand(v.i), valid);
+  }
+  return Status::Internal("unknown value kind");
+}
+
+}  // namespace
+
+Result<arrow::ArrayPtr> Evaluate(const Expr& expr, const arrow::RecordBatch& batch) {
+  Evaluator ev(batch);
+  QV_ASSIGN_OR_RETURN(Vec v, ev.Eval(expr));
+  return ToArray(v, batch.length);
+}
+
+Result<std::vector<bool>> EvaluateFilter(const Expr& expr, const arrow::RecordBatch& batch) {
+  Evaluator ev(batch);
+  QV_ASSIGN_OR_RETURN(Vec v, ev.Eval(expr));
+  QV_RETURN_IF_ERROR(WantBool(v, expr));
+  std::vector<bool> keep(static_cast<size_t>(batch.length), false);
+  for (int64_t k = 0; k < batch.length; ++k) {
+    keep[static_cast<size_t>(k)] = v.Valid(k) && BoolAt(v, k);
+  }
+  return keep;
+}
+
+Status CheckExpression(const Expr& expr, const arrow::Schema& schema, bool want_bool) {
+  arrow::RecordBatch empty;
+  empty.schema = std::make_shared<arrow::Schema>(schema);
+  for (const arrow::Field& f : schema.fields) {
+    QV_ASSIGN_OR_RETURN(arrow::ArrayPtr column, arrow::MakeNullArray(f.type, 0));
+    empty.columns.push_back(std::move(column));
+  }
+  Evaluator ev(empty);
+  QV_ASSIGN_OR_RETURN(Vec v, ev.Eval(expr));
+  if (want_bool) QV_RETURN_IF_ERROR(WantBool(v, expr));
+  return Status::OK();
+}
+
+}  // namespace quiver::expr

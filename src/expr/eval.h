@@ -1,0 +1,40 @@
+// Evaluates parsed SQL expressions (parser.h) over Arrow record batches, column at a time, with
+// DataFusion's semantics: three-valued logic (NULL AND FALSE is FALSE, NULL OR TRUE is TRUE,
+// a comparison with NULL is NULL), integers widened to 64 bits with wrapping + - * as
+// DataFusion's kernels do, integer division and modulo truncating (by zero: an error), floats
+// IEEE, a string compared with a number as strings (DataFusion coerces the number to Utf8),
+// dates and timestamps compared with string literals parsed as dates / timestamps.
+//
+// What evaluates so far: literals; columns (nested a.b through structs; dictionary columns by
+// their values) of bool, integer, float, string, date32 and timestamp types; NOT, unary minus,
+// AND, OR, comparisons, + - * / %, ||; IS [NOT] NULL / TRUE / FALSE / UNKNOWN; [NOT] IN;
+// [NOT] BETWEEN; [NOT] LIKE / ILIKE with % _ and ESCAPE (default '\'); and the functions lower,
+// upper, length / char_length, abs, coalesce, starts_with. Anything else is InvalidInput naming
+// the construct and its position ("unsupported function 'foo' at position 7"), as are unknown
+// columns and type mismatches; an expression never crashes and reads nothing but its batch.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <vector>
+
+#include "arrow/array.h"
+#include "arrow/record_batch.h"
+#include "common/result.h"
+#include "expr/ast.h"
+
+namespace quiver::expr {
+
+// The expression's value for every row of `batch`: a bool, int64, uint64, float64, utf8,
+// date32 or timestamp array of batch.length rows (a constant expression is repeated).
+Result<arrow::ArrayPtr> Evaluate(const Expr& expr, const arrow::RecordBatch& batch);
+
+// A filter's selection: for each row, whether the predicate is TRUE (NULL and FALSE drop the
+// row, as SQL's WHERE does). InvalidInput when the expression is not boolean.
+Result<std::vector<bool>> EvaluateFilter(const Expr& expr, const arrow::RecordBatch& batch);
+
+// Checks `expr` against a schema without data (names, types, functions): what a filter or an
+// update must pass before it touches a table.
+Status CheckExpression(const Expr& expr, const arrow::Schema& schema, bool want_bool);
+
+}  // namespace quiver::expr
