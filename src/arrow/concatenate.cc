@@ -4,6 +4,8 @@
 #include <string>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 namespace quiver::arrow {
 
 namespace {
@@ -237,6 +239,30 @@ Result<ArrayPtr> DictionaryEncode(const ArrayPtr& array, const DataType& type, M
   out->buffers = {std::move(validity), std::move(index_buffer)};
   out->dictionary = std::move(dictionary);
   return ArrayPtr(out);
+}
+
+Result<ArrayPtr> SelectRows(const ArrayPtr& array, const std::vector<bool>& keep,
+                            MemoryPool* pool) {
+  if (static_cast<int64_t>(keep.size()) != array->length) {
+    return Status::InvalidInput(fmt::format("SelectRows: a mask of {} rows for an array of {}",
+                                            keep.size(), array->length));
+  }
+  std::vector<ArrayPtr> runs;
+  int64_t kept = 0;
+  for (int64_t k = 0; k < array->length;) {
+    if (!keep[static_cast<size_t>(k)]) {
+      ++k;
+      continue;
+    }
+    int64_t end = k;
+    while (end < array->length && keep[static_cast<size_t>(end)]) ++end;
+    runs.push_back(Slice(array, k, end - k));
+    kept += end - k;
+    k = end;
+  }
+  if (kept == array->length) return array;
+  if (runs.empty()) return Slice(array, 0, 0);
+  return Concatenate(runs, pool);
 }
 
 }  // namespace quiver::arrow

@@ -1,4 +1,5 @@
-// Concatenation of arrays of one type, and dictionary encoding of an array.
+// Concatenation of arrays of one type, row selection by a mask, and dictionary encoding of an
+// array.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -15,6 +16,11 @@ namespace quiver::arrow {
 // dictionaries and shift the indices. REQUIRES: every array is valid (Validate).
 // InvalidInput when there are no arrays, the types differ, or 32-bit offsets would overflow.
 Result<ArrayPtr> Concatenate(const std::vector<ArrayPtr>& arrays, MemoryPool* pool = nullptr);
+
+// The rows of `array` where `keep` is true, in order (runs of kept rows copied as slices).
+// REQUIRES: keep.size() == array->length; the array is valid.
+Result<ArrayPtr> SelectRows(const ArrayPtr& array, const std::vector<bool>& keep,
+                            MemoryPool* pool = nullptr);
 
 // `array` (of type.dictionary_value()) encoded as a dictionary array of `type`, the dictionary
 // holding each distinct value once, in order of first appearance. InvalidInput when the types

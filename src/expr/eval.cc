@@ -15,7 +15,9 @@ using arrow::TypeId;
 
 // A column of values in one of evaluation's canonical types (integers widened to 64 bits,
 // floats to double), or a scalar that stands for every row.
-enum class VKind { kNull, kBool, kInt, kUInt, kFloat, kString, kDate, kTimestamp };
+// kOpaque: a column of a type evaluation has no values for (structs, lists, binary, ...): only
+// its validity, for IS [NOT] NULL.
+enum class VKind { kNull, kBool, kInt, kUInt, kFloat, kString, kDate, kTimestamp, kOpaque };
 
 const char* KindName(VKind k) {
   switch (k) {
@@ -35,6 +37,8 @@ const char* KindName(VKind k) {
       return "date";
     case VKind::kTimestamp:
       return "timestamp";
+    case VKind::kOpaque:
+      return "value of another type";
   }
   return "?";
 }
@@ -51,6 +55,9 @@ struct Vec {
   std::vector<std::string> s;
   arrow::TimeUnit unit = arrow::TimeUnit::kMicro;
   std::string tz;
+  // A column's own Arrow type (a dictionary's value type), for Lance's literal rule; kNull for
+  // computed values and literals.
+  arrow::DataType source = arrow::DataType::Null();
 
   size_t At(int64_t k) const { return scalar ? 0 : static_cast<size_t>(k); }
   bool Valid(int64_t k) const { return kind != VKind::kNull && (valid.empty() || valid[At(k)]); }
@@ -165,6 +172,10 @@ Result<Vec> FromArray(const arrow::ArrayData& a, const Expr& at) {
       return v;
     case TypeId::kDictionary: {
       QV_ASSIGN_OR_RETURN(Vec values, FromArray(*a.dictionary, at));
+      if (values.kind == VKind::kOpaque) {
+        v.kind = VKind::kOpaque;
+        return v;
+      }
       Vec out;
       out.kind = values.kind;
       out.n = a.length;
@@ -205,8 +216,8 @@ Result<Vec> FromArray(const arrow::ArrayData& a, const Expr& at) {
       return out;
     }
     default:
-      return Bad(at, fmt::format("column of type {} is not supported in expressions yet",
-                                 a.type.ToString()));
+      v.kind = VKind::kOpaque;
+      return v;
   }
 }
 
@@ -256,6 +267,7 @@ Result<Vec> ColumnVec(const Expr& e, const arrow::RecordBatch& batch) {
     a = arrow::StructField(*a, member);
   }
   QV_ASSIGN_OR_RETURN(Vec v, FromArray(*a, e));
+  v.source = a->type.id() == TypeId::kDictionary ? a->type.dictionary_value() : a->type;
   for (const arrow::ArrayPtr& parent : parents) {
     if (parent->null_count == 0) continue;
     if (v.valid.empty()) v.valid.assign(static_cast<size_t>(v.n), 1);
@@ -490,6 +502,11 @@ Result<Vec> StringAsTemporal(const Vec& v, const Vec& like, const Expr& e) {
 // a number and a string to strings, a date or timestamp and a string to the temporal kind, a
 // date and a timestamp to timestamps.
 Status Unify(Vec* l, Vec* r, const Expr& e) {
+  if (l->kind == VKind::kOpaque || r->kind == VKind::kOpaque) {
+    const Vec& o = l->kind == VKind::kOpaque ? *l : *r;
+    return Bad(e, fmt::format("values of type {} cannot be compared or computed with yet",
+                              o.source.ToString()));
+  }
   if (l->kind == VKind::kNull || r->kind == VKind::kNull || l->kind == r->kind) {
     if (l->kind == VKind::kTimestamp && r->kind == VKind::kTimestamp) {
       const arrow::TimeUnit unit = std::max(l->unit, r->unit);
@@ -557,10 +574,16 @@ int Compare(const Vec& l, const Vec& r, int64_t k) {
       if (r.kind == VKind::kInt) return r.i[b] < 0 ? 1 : cmp(l.u[a], static_cast<uint64_t>(r.i[b]));
       return cmp(l.u[a], r.u[b]);
     case VKind::kFloat: {
-      // DataFusion orders floats totally: NaN equals NaN and is above every number.
-      const double x = l.f[a], y = r.f[b];
-      if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? (std::isnan(y) ? 0 : 1) : -1;
-      return cmp(x, y);
+      // As Lance 12 compares floats: IEEE totalOrder (a NaN is equal to itself, positive NaNs
+      // above every number and negative ones below), except that -0.0 equals 0.0 (Lance 8 put
+      // -0.0 below 0.0; docs/lance-findings.md).
+      if (l.f[a] == 0 && r.f[b] == 0) return 0;
+      auto key = [](double d) {
+        int64_t bits;
+        std::memcpy(&bits, &d, 8);
+        return bits ^ static_cast<int64_t>(static_cast<uint64_t>(bits >> 63) >> 1);
+      };
+      return cmp(key(l.f[a]), key(r.f[b]));
     }
     case VKind::kString:
       return l.s[a].compare(r.s[b]) < 0 ? -1 : l.s[a] == r.s[b] ? 0 : 1;
@@ -636,13 +659,145 @@ bool LikeMatch(std::string_view s, std::string_view p, char escape, bool fold) {
   return pi == p.size();
 }
 
+// ---- Lance's literal rule ----
+
+// The literal `e` stands for (a literal, or a negated numeric one), or nullptr.
+const Literal* AsLiteral(const Expr& e, bool* negated) {
+  *negated = false;
+  if (e.kind == Expr::Kind::kLiteral) return &e.literal;
+  if (e.kind == Expr::Kind::kNegate && e.args[0]->kind == Expr::Kind::kLiteral) {
+    const Literal& l = e.args[0]->literal;
+    if (l.type == Literal::Type::kInt || l.type == Literal::Type::kUInt ||
+        l.type == Literal::Type::kFloat) {
+      *negated = true;
+      return &l;
+    }
+  }
+  return nullptr;
+}
+
+// How Lance names a literal: Int64(5), Float64(99.5), Utf8("x"), Boolean(true).
+std::string LanceLiteral(const Literal& l, bool negated) {
+  const char* sign = negated ? "-" : "";
+  switch (l.type) {
+    case Literal::Type::kInt:
+      return fmt::format("Int64({}{})", sign, l.i);
+    case Literal::Type::kUInt:
+      return fmt::format("UInt64({}{})", sign, l.u);
+    case Literal::Type::kFloat:
+      return fmt::format("Float64({}{})", sign, l.f);
+    case Literal::Type::kString:
+      return fmt::format("Utf8(\"{}\")", l.text);
+    case Literal::Type::kBool:
+      return fmt::format("Boolean({})", l.b);
+    default:
+      return "?";
+  }
+}
+
+// Lance (lance-datafusion's planner) converts a literal compared with a column (=, <>, <, <=,
+// >, >=, IN, BETWEEN) to the column's type before DataFusion sees the filter, and refuses the
+// filter when it cannot ("Received literal Float64(99.5) and could not convert to literal of
+// type 'Int32'"): an integer only to an integer type it fits or to a float type, a float only
+// to a float type, a string only to a string type, a boolean only to a boolean.
+Status CheckLiteralForColumn(const Expr& column, const Vec& col, const Expr& literal) {
+  if (column.kind != Expr::Kind::kColumn || col.source.id() == TypeId::kNull) {
+    return Status::OK();
+  }
+  bool negated = false;
+  const Literal* l = AsLiteral(literal, &negated);
+  if (l == nullptr) return Status::OK();
+  const TypeId t = col.source.id();
+  const bool is_float = t == TypeId::kFloat16 || t == TypeId::kFloat32 || t == TypeId::kFloat64;
+  bool ok = true;
+  switch (l->type) {
+    case Literal::Type::kInt:
+    case Literal::Type::kUInt: {
+      if (is_float) break;
+      // The literal's value as a sign and a magnitude, against the column type's range.
+      bool neg = negated;
+      uint64_t mag = l->u;
+      if (l->type == Literal::Type::kInt) {
+        mag = l->i < 0 ? 0 - static_cast<uint64_t>(l->i) : static_cast<uint64_t>(l->i);
+        if (l->i < 0) neg = !neg;
+      }
+      if (mag == 0) neg = false;
+      uint64_t max_pos = 0, max_neg = 0;  // both 0: not an integer type
+      switch (t) {
+        case TypeId::kInt8:
+          max_pos = INT8_MAX, max_neg = 128;
+          break;
+        case TypeId::kInt16:
+          max_pos = INT16_MAX, max_neg = 32768;
+          break;
+        case TypeId::kInt32:
+          max_pos = INT32_MAX, max_neg = uint64_t{1} << 31;
+          break;
+        case TypeId::kInt64:
+          max_pos = INT64_MAX, max_neg = uint64_t{1} << 63;
+          break;
+        case TypeId::kUInt8:
+          max_pos = UINT8_MAX;
+          break;
+        case TypeId::kUInt16:
+          max_pos = UINT16_MAX;
+          break;
+        case TypeId::kUInt32:
+          max_pos = UINT32_MAX;
+          break;
+        case TypeId::kUInt64:
+          max_pos = UINT64_MAX;
+          break;
+        default:
+          break;
+      }
+      ok = max_pos != 0 && (neg ? mag <= max_neg : mag <= max_pos);
+      break;
+    }
+    case Literal::Type::kFloat:
+      ok = is_float;
+      break;
+    case Literal::Type::kString:
+      ok = t == TypeId::kUtf8 || t == TypeId::kLargeUtf8;
+      break;
+    case Literal::Type::kBool:
+      ok = t == TypeId::kBool;
+      break;
+    default:
+      break;  // NULL, typed literals: DataFusion's coercion decides
+  }
+  if (ok) return Status::OK();
+  return Bad(literal, fmt::format("cannot compare column '{}' ({}) with {}: Lance converts a "
+                                  "literal to its column's type and this one does not convert "
+                                  "(Lance: \"Received literal {} and could not convert to "
+                                  "literal of type '{}'\")",
+                                  column.ToString(), col.source.ToString(), literal.ToString(),
+                                  LanceLiteral(*l, negated), col.source.ToString()));
+}
+
 // ---- the evaluator ----
 
 class Evaluator {
  public:
   explicit Evaluator(const arrow::RecordBatch& batch) : batch_(batch), n_(batch.length) {}
 
+  // Lance applies its literal rule (CheckLiteralForColumn) only from the top of a filter down
+  // through AND and OR: not inside NOT, IS, functions or arithmetic, where DataFusion's
+  // coercion alone decides (LanceDB accepts `NOT (d = '2024-01-05')` and refuses
+  // `d = '2024-01-05'`). `resolve_` says whether the node being evaluated is so placed.
   Result<Vec> Eval(const Expr& e) {
+    const bool resolve = resolve_;
+    const bool logic =
+        e.kind == Expr::Kind::kBinary && (e.op == BinaryOp::kAnd || e.op == BinaryOp::kOr);
+    resolve_ = resolve && logic;
+    here_ = resolve;
+    Result<Vec> out = EvalNode(e);
+    resolve_ = resolve;
+    return out;
+  }
+
+ private:
+  Result<Vec> EvalNode(const Expr& e) {
     switch (e.kind) {
       case Expr::Kind::kLiteral:
         return LiteralVec(e, n_);
@@ -668,17 +823,24 @@ class Evaluator {
       }
       case Expr::Kind::kBinary:
         return Binary(e);
+      case Expr::Kind::kIsUnknown:
+        return Bad(e,
+                   "IS [NOT] UNKNOWN is not supported (Lance refuses it too); use IS [NOT] NULL");
       case Expr::Kind::kIsNull:
       case Expr::Kind::kIsTrue:
       case Expr::Kind::kIsFalse:
-      case Expr::Kind::kIsUnknown:
         return Is(e);
       case Expr::Kind::kIn:
         return In(e);
       case Expr::Kind::kBetween: {
+        const bool resolve = here_;
         QV_ASSIGN_OR_RETURN(Vec x, Eval(*e.args[0]));
         QV_ASSIGN_OR_RETURN(Vec lo, Eval(*e.args[1]));
         QV_ASSIGN_OR_RETURN(Vec hi, Eval(*e.args[2]));
+        if (resolve) {
+          QV_RETURN_IF_ERROR(CheckLiteralForColumn(*e.args[0], x, *e.args[1]));
+          QV_RETURN_IF_ERROR(CheckLiteralForColumn(*e.args[0], x, *e.args[2]));
+        }
         QV_ASSIGN_OR_RETURN(Vec ge, Comparison(BinaryOp::kGtEq, x, lo, e));
         QV_ASSIGN_OR_RETURN(Vec le, Comparison(BinaryOp::kLtEq, x, hi, e));
         Vec both = Logic(BinaryOp::kAnd, ge, le);
@@ -703,8 +865,8 @@ class Evaluator {
     return Bad(e, "unknown expression");
   }
 
- private:
   Result<Vec> Binary(const Expr& e) {
+    const bool resolve = here_;
     QV_ASSIGN_OR_RETURN(Vec l, Eval(*e.args[0]));
     QV_ASSIGN_OR_RETURN(Vec r, Eval(*e.args[1]));
     switch (e.op) {
@@ -719,9 +881,13 @@ class Evaluator {
       case BinaryOp::kLtEq:
       case BinaryOp::kGt:
       case BinaryOp::kGtEq:
+        if (resolve) {
+          QV_RETURN_IF_ERROR(CheckLiteralForColumn(*e.args[0], l, *e.args[1]));
+          QV_RETURN_IF_ERROR(CheckLiteralForColumn(*e.args[1], r, *e.args[0]));
+        }
         return Comparison(e.op, std::move(l), std::move(r), e);
       case BinaryOp::kConcat:
-        return Concat(l, r);
+        return Concat(l, r, e);
       case BinaryOp::kPlus:
       case BinaryOp::kMinus:
       case BinaryOp::kMultiply:
@@ -863,8 +1029,13 @@ class Evaluator {
     return out;
   }
 
-  Result<Vec> Concat(const Vec& l, const Vec& r) {
+  Result<Vec> Concat(const Vec& l, const Vec& r, const Expr& e) {
     if (l.kind == VKind::kNull || r.kind == VKind::kNull) return ScalarOf(VKind::kNull, n_);
+    for (const Vec* v : {&l, &r}) {
+      if (v->kind == VKind::kOpaque || v->kind == VKind::kDate || v->kind == VKind::kTimestamp) {
+        return Bad(e, fmt::format("|| needs strings or numbers, got {}", KindName(v->kind)));
+      }
+    }
     const Vec ls = ToStrings(l), rs = ToStrings(r);
     Vec out;
     out.kind = VKind::kString;
@@ -905,12 +1076,17 @@ class Evaluator {
   }
 
   Result<Vec> In(const Expr& e) {
+    // Lance resolves IN lists only against a top-level column (LanceDB accepts
+    // `st.a IN (1.5)` but refuses `i IN (1.5)`).
+    const bool resolve =
+        here_ && e.args[0]->kind == Expr::Kind::kColumn && e.args[0]->path.size() == 1;
     QV_ASSIGN_OR_RETURN(Vec x, Eval(*e.args[0]));
     // x IN (a, b) = x = a OR x = b (NULL when nothing matches and something was NULL).
     Vec any;
     bool first = true;
     for (size_t k = 1; k < e.args.size(); ++k) {
       QV_ASSIGN_OR_RETURN(Vec item, Eval(*e.args[k]));
+      if (resolve) QV_RETURN_IF_ERROR(CheckLiteralForColumn(*e.args[0], x, *e.args[k]));
       QV_ASSIGN_OR_RETURN(Vec eq, Comparison(BinaryOp::kEq, x, std::move(item), *e.args[k]));
       any = first ? std::move(eq) : Logic(BinaryOp::kOr, any, eq);
       first = false;
@@ -922,6 +1098,12 @@ class Evaluator {
   }
 
   Result<Vec> Like(const Expr& e) {
+    if (e.has_escape && e.escape != '\\') {
+      // DataFusion's LIKE kernel (as Lance runs it) has no other escape character.
+      return Bad(e, fmt::format("LIKE ... ESCAPE '{}': only the backslash escapes in LIKE "
+                                "patterns (as in Lance)",
+                                e.escape));
+    }
     QV_ASSIGN_OR_RETURN(Vec s, Eval(*e.args[0]));
     QV_ASSIGN_OR_RETURN(Vec p, Eval(*e.args[1]));
     for (const Vec* v : {&s, &p}) {
@@ -1057,6 +1239,8 @@ class Evaluator {
 
   const arrow::RecordBatch& batch_;
   int64_t n_;
+  bool resolve_ = true;  // the next node evaluated is under the top through AND / OR only
+  bool here_ = true;     // the node being evaluated is (set by Eval for EvalNode)
 };
 
 // ---- values out ----
@@ -1098,8 +1282,11 @@ Result<arrow::ArrayPtr> ToArray(const Vec& v, int64_t n) {
     }
     case VKind::kTimestamp:
       return arrow::MakeFixedArray(arrow::DataType::Timestamp(v.unit, v.tz), expand(v.i), valid);
+    case VKind::kOpaque:
+      break;
   }
-  return Status::Internal("unknown value kind");
+  return Status::InvalidInput(
+      fmt::format("values of type {} cannot be produced by expressions yet", v.source.ToString()));
 }
 
 }  // namespace
@@ -1110,10 +1297,17 @@ Result<arrow::ArrayPtr> Evaluate(const Expr& expr, const arrow::RecordBatch& bat
   return ToArray(v, batch.length);
 }
 
+// A filter must be boolean; a bare NULL (the null type) is not, as Lance says ("The filter NULL
+// does not return a boolean").
+Status WantFilter(const Vec& v, const Expr& e) {
+  if (v.kind == VKind::kNull) return Bad(e, "a filter must be boolean, and this one is NULL");
+  return WantBool(v, e);
+}
+
 Result<std::vector<bool>> EvaluateFilter(const Expr& expr, const arrow::RecordBatch& batch) {
   Evaluator ev(batch);
   QV_ASSIGN_OR_RETURN(Vec v, ev.Eval(expr));
-  QV_RETURN_IF_ERROR(WantBool(v, expr));
+  QV_RETURN_IF_ERROR(WantFilter(v, expr));
   std::vector<bool> keep(static_cast<size_t>(batch.length), false);
   for (int64_t k = 0; k < batch.length; ++k) {
     keep[static_cast<size_t>(k)] = v.Valid(k) && BoolAt(v, k);
@@ -1130,7 +1324,7 @@ Status CheckExpression(const Expr& expr, const arrow::Schema& schema, bool want_
   }
   Evaluator ev(empty);
   QV_ASSIGN_OR_RETURN(Vec v, ev.Eval(expr));
-  if (want_bool) QV_RETURN_IF_ERROR(WantBool(v, expr));
+  if (want_bool) QV_RETURN_IF_ERROR(WantFilter(v, expr));
   return Status::OK();
 }
 

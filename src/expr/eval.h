@@ -3,12 +3,16 @@
 // a comparison with NULL is NULL), integers widened to 64 bits with wrapping + - * as
 // DataFusion's kernels do, integer division and modulo truncating (by zero: an error), floats
 // IEEE, a string compared with a number as strings (DataFusion coerces the number to Utf8),
-// dates and timestamps compared with string literals parsed as dates / timestamps.
+// dates and timestamps compared with string literals parsed as dates / timestamps, floats
+// ordered by IEEE totalOrder as arrow's kernels do. And Lance's own rule on top: a literal
+// compared with a column (at the top of a filter or under AND / OR) must convert to the
+// column's type, or the filter is refused as LanceDB refuses it (`int_col = 1.5`,
+// `date_col = '2024-01-01'`: use date '2024-01-01').
 //
 // What evaluates so far: literals; columns (nested a.b through structs; dictionary columns by
 // their values) of bool, integer, float, string, date32 and timestamp types; NOT, unary minus,
-// AND, OR, comparisons, + - * / %, ||; IS [NOT] NULL / TRUE / FALSE / UNKNOWN; [NOT] IN;
-// [NOT] BETWEEN; [NOT] LIKE / ILIKE with % _ and ESCAPE (default '\'); and the functions lower,
+// AND, OR, comparisons, + - * / %, ||; IS [NOT] NULL / TRUE / FALSE; [NOT] IN; [NOT] BETWEEN;
+// [NOT] LIKE / ILIKE with % _ and backslash escapes; and the functions lower,
 // upper, length / char_length, abs, coalesce, starts_with. Anything else is InvalidInput naming
 // the construct and its position ("unsupported function 'foo' at position 7"), as are unknown
 // columns and type mismatches; an expression never crashes and reads nothing but its batch.
