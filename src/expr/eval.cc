@@ -1,6 +1,7 @@
 #include "expr/eval.h"
 
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -659,6 +660,103 @@ bool LikeMatch(std::string_view s, std::string_view p, char escape, bool fold) {
   return pi == p.size();
 }
 
+// ---- CAST ----
+
+// A SQL type as CAST names it, in evaluation's kinds: integers keep their width and sign for the
+// range check, floats whether they are 32-bit.
+struct CastTarget {
+  VKind kind = VKind::kNull;
+  int bits = 64;
+  bool is_signed = true;
+  bool f32 = false;
+};
+
+// The types Lance's planner casts to (its list: int, tinyint, smallint, bigint, each
+// [unsigned], float, double, string, binary, date, timestamp(p), datetime(p), decimal(p,s),
+// boolean); others are refused as Lance refuses them. binary and decimal are not evaluated yet.
+Result<CastTarget> ParseSqlType(const Expr& e) {
+  std::string name = e.type_name;
+  if (const size_t paren = name.find('('); paren != std::string::npos) name = name.substr(0, paren);
+  CastTarget t;
+  auto integer = [&](int bits, bool is_signed) {
+    t.kind = bits == 64 && !is_signed ? VKind::kUInt : VKind::kInt;
+    t.bits = bits;
+    t.is_signed = is_signed;
+  };
+  if (name == "TINYINT")
+    integer(8, true);
+  else if (name == "SMALLINT")
+    integer(16, true);
+  else if (name == "INT" || name == "INTEGER")
+    integer(32, true);
+  else if (name == "BIGINT")
+    integer(64, true);
+  else if (name == "TINYINT UNSIGNED")
+    integer(8, false);
+  else if (name == "SMALLINT UNSIGNED")
+    integer(16, false);
+  else if (name == "INT UNSIGNED" || name == "INTEGER UNSIGNED")
+    integer(32, false);
+  else if (name == "BIGINT UNSIGNED")
+    integer(64, false);
+  else if (name == "FLOAT")
+    t.kind = VKind::kFloat, t.f32 = true;
+  else if (name == "DOUBLE")
+    t.kind = VKind::kFloat;
+  else if (name == "STRING")
+    t.kind = VKind::kString;
+  else if (name == "BOOLEAN")
+    t.kind = VKind::kBool;
+  else if (name == "DATE")
+    t.kind = VKind::kDate;
+  else if (name == "TIMESTAMP" || name == "DATETIME")
+    t.kind = VKind::kTimestamp;
+  else if (name == "BINARY" || name == "DECIMAL") {
+    return Bad(e, fmt::format("CAST to {} is not evaluated yet", e.type_name));
+  } else {
+    return Bad(e, fmt::format("CAST to {}: Lance casts only to int, tinyint, smallint, bigint "
+                              "(each optionally unsigned), float, double, string, binary, date, "
+                              "timestamp(p), datetime(p), decimal(p,s) and boolean",
+                              e.type_name));
+  }
+  return t;
+}
+
+// Arrow's text for a float (what DataFusion's CAST(x AS VARCHAR) gives): shortest round-trip
+// digits, a ".0" on integral values, "e" exponents without "+", NaN and inf spelled so.
+std::string FloatText(double d, bool f32) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  std::string out = f32 ? fmt::format("{}", static_cast<float>(d)) : fmt::format("{}", d);
+  if (const size_t plus = out.find("e+"); plus != std::string::npos) out.erase(plus + 1, 1);
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
+}
+
+std::string DateText(int64_t days) {
+  // civil_from_days (Howard Hinnant)
+  days += 719468;
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(days - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t y = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  return fmt::format("{:04}-{:02}-{:02}", y + (m <= 2), m, d);
+}
+
+// A strict integer: optional sign, digits, nothing else (arrow's string-to-integer cast).
+bool ParseInteger(std::string_view s, bool* negative, uint64_t* magnitude) {
+  size_t at = 0;
+  *negative = false;
+  if (at < s.size() && (s[at] == '-' || s[at] == '+')) *negative = s[at++] == '-';
+  if (at == s.size()) return false;
+  auto [p, ec] = std::from_chars(s.data() + at, s.data() + s.size(), *magnitude);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
 // ---- Lance's literal rule ----
 
 // The literal `e` stands for (a literal, or a negated numeric one), or nullptr.
@@ -854,15 +952,216 @@ class Evaluator {
       case Expr::Kind::kCall:
         return Call(e);
       case Expr::Kind::kCase:
-        return Bad(e, "CASE is not supported in expressions yet");
-      case Expr::Kind::kCast:
-        return Bad(e, "CAST is not supported in expressions yet");
+        // Lance's planner has no CASE ("Expression 'CASE ...' is not supported SQL in lance").
+        return Bad(e, "CASE is not supported in Lance's SQL (LanceDB refuses it too)");
+      case Expr::Kind::kCast: {
+        QV_ASSIGN_OR_RETURN(Vec v, Eval(*e.args[0]));
+        QV_ASSIGN_OR_RETURN(CastTarget to, ParseSqlType(e));
+        return Cast(std::move(v), to, e);
+      }
       case Expr::Kind::kList:
         return Bad(e, "list values are not supported in expressions yet");
       case Expr::Kind::kIndex:
         return Bad(e, "indexing is not supported in expressions yet");
     }
     return Bad(e, "unknown expression");
+  }
+
+  // CAST / TRY_CAST: a value that does not convert (out of range, not a number, not a date) is
+  // an error for CAST and NULL for TRY_CAST, as in DataFusion.
+  Result<Vec> Cast(Vec v, const CastTarget& to, const Expr& e) {
+    if (v.kind == VKind::kNull) return v;
+    if (v.kind == VKind::kOpaque) {
+      return Bad(e, fmt::format("cannot cast values of type {}", v.source.ToString()));
+    }
+    Vec out;
+    out.kind = to.kind;
+    out.n = v.n;
+    out.scalar = v.scalar;
+    out.valid = v.valid;
+    out.unit = to.kind == VKind::kTimestamp ? arrow::TimeUnit::kNano : v.unit;
+    const size_t count = v.scalar ? 1 : static_cast<size_t>(v.n);
+    if (out.valid.empty()) out.valid.assign(count, 1);
+    out.i.resize(count);
+    out.u.resize(count);
+    out.f.resize(count);
+    out.b.resize(count);
+    out.s.resize(count);
+    auto fail = [&](size_t a, std::string_view what) -> Status {
+      if (e.try_cast) {
+        out.valid[a] = 0;
+        return Status::OK();
+      }
+      return Bad(e, fmt::format("cannot cast {} to {}", what, e.type_name));
+    };
+    // An integer given as sign and magnitude into the target integer type.
+    auto put_integer = [&](size_t a, bool neg, uint64_t mag, std::string_view what) -> Status {
+      if (mag == 0) neg = false;
+      const uint64_t max_pos = to.is_signed    ? (uint64_t{1} << (to.bits - 1)) - 1
+                               : to.bits == 64 ? UINT64_MAX
+                                               : (uint64_t{1} << to.bits) - 1;
+      const uint64_t max_neg = to.is_signed ? uint64_t{1} << (to.bits - 1) : 0;
+      if (neg ? mag > max_neg : mag > max_pos) return fail(a, what);
+      if (to.kind == VKind::kUInt) {
+        out.u[a] = mag;
+      } else {
+        out.i[a] = neg ? static_cast<int64_t>(0 - mag) : static_cast<int64_t>(mag);
+      }
+      return Status::OK();
+    };
+    for (size_t a = 0; a < count; ++a) {
+      if (!v.valid.empty() && !v.valid[a]) continue;
+      switch (to.kind) {
+        case VKind::kInt:
+        case VKind::kUInt:
+          switch (v.kind) {
+            case VKind::kInt:
+            case VKind::kDate:
+            case VKind::kTimestamp: {
+              const int64_t x = v.i[a];
+              QV_RETURN_IF_ERROR(put_integer(
+                  a, x < 0, x < 0 ? 0 - static_cast<uint64_t>(x) : static_cast<uint64_t>(x),
+                  std::to_string(x)));
+              break;
+            }
+            case VKind::kUInt:
+              QV_RETURN_IF_ERROR(put_integer(a, false, v.u[a], std::to_string(v.u[a])));
+              break;
+            case VKind::kBool:
+              QV_RETURN_IF_ERROR(put_integer(a, false, v.b[a], v.b[a] ? "true" : "false"));
+              break;
+            case VKind::kFloat: {
+              const double x = std::trunc(v.f[a]);
+              if (!std::isfinite(x) || std::fabs(x) >= 18446744073709551616.0) {
+                QV_RETURN_IF_ERROR(fail(a, FloatText(v.f[a], false)));
+                break;
+              }
+              QV_RETURN_IF_ERROR(put_integer(a, x < 0, static_cast<uint64_t>(std::fabs(x)),
+                                             FloatText(v.f[a], false)));
+              break;
+            }
+            case VKind::kString: {
+              bool neg;
+              uint64_t mag;
+              if (!ParseInteger(v.s[a], &neg, &mag)) {
+                QV_RETURN_IF_ERROR(fail(a, fmt::format("'{}'", v.s[a])));
+                break;
+              }
+              QV_RETURN_IF_ERROR(put_integer(a, neg, mag, fmt::format("'{}'", v.s[a])));
+              break;
+            }
+            default:
+              break;
+          }
+          break;
+        case VKind::kFloat: {
+          double x = 0;
+          if (v.Numeric()) {
+            x = v.AsFloat(static_cast<int64_t>(a));
+          } else if (v.kind == VKind::kBool) {
+            x = v.b[a];
+          } else if (v.kind == VKind::kString) {
+            errno = 0;
+            char* end = nullptr;
+            const std::string& t = v.s[a];
+            x = std::strtod(t.c_str(), &end);
+            if (t.empty() || end != t.c_str() + t.size() ||
+                std::isspace(static_cast<unsigned char>(t[0]))) {
+              QV_RETURN_IF_ERROR(fail(a, fmt::format("'{}'", t)));
+              break;
+            }
+          } else {
+            return Bad(e, fmt::format("cannot cast a {} to {}", KindName(v.kind), e.type_name));
+          }
+          out.f[a] = to.f32 ? static_cast<double>(static_cast<float>(x)) : x;
+          break;
+        }
+        case VKind::kString:
+          switch (v.kind) {
+            case VKind::kInt:
+              out.s[a] = std::to_string(v.i[a]);
+              break;
+            case VKind::kUInt:
+              out.s[a] = std::to_string(v.u[a]);
+              break;
+            case VKind::kFloat:
+              out.s[a] = FloatText(v.f[a], v.source.id() == TypeId::kFloat32);
+              break;
+            case VKind::kBool:
+              out.s[a] = v.b[a] ? "true" : "false";
+              break;
+            case VKind::kString:
+              out.s[a] = v.s[a];
+              break;
+            case VKind::kDate:
+              out.s[a] = DateText(v.i[a]);
+              break;
+            default:
+              return Bad(e,
+                         fmt::format("cannot cast a {} to {} yet", KindName(v.kind), e.type_name));
+          }
+          break;
+        case VKind::kBool:
+          if (v.Numeric()) {
+            out.b[a] = v.AsFloat(static_cast<int64_t>(a)) != 0;
+          } else if (v.kind == VKind::kBool) {
+            out.b[a] = v.b[a];
+          } else if (v.kind == VKind::kString) {
+            std::string t = v.s[a];
+            for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            if (t == "true" || t == "t" || t == "yes" || t == "y" || t == "1" || t == "on") {
+              out.b[a] = 1;
+            } else if (t == "false" || t == "f" || t == "no" || t == "n" || t == "0" ||
+                       t == "off") {
+              out.b[a] = 0;
+            } else {
+              QV_RETURN_IF_ERROR(fail(a, fmt::format("'{}'", v.s[a])));
+            }
+          } else {
+            return Bad(e, fmt::format("cannot cast a {} to {}", KindName(v.kind), e.type_name));
+          }
+          break;
+        case VKind::kDate:
+          if (v.kind == VKind::kDate || v.kind == VKind::kInt) {
+            out.i[a] = v.i[a];
+          } else if (v.kind == VKind::kTimestamp) {
+            const int64_t per_day = 86400 * UnitsPerSecond(v.unit);
+            out.i[a] = v.i[a] >= 0 ? v.i[a] / per_day : -((-v.i[a] + per_day - 1) / per_day);
+          } else if (v.kind == VKind::kString) {
+            size_t at = 0;
+            int64_t days;
+            if (!ParseDate(v.s[a], at, &days) || at != v.s[a].size()) {
+              QV_RETURN_IF_ERROR(fail(a, fmt::format("'{}'", v.s[a])));
+            } else {
+              out.i[a] = days;
+            }
+          } else {
+            return Bad(e, fmt::format("cannot cast a {} to {}", KindName(v.kind), e.type_name));
+          }
+          break;
+        case VKind::kTimestamp:
+          if (v.kind == VKind::kTimestamp) {
+            out.i[a] = RescaleTimestamp(v, arrow::TimeUnit::kNano).i[a];
+          } else if (v.kind == VKind::kDate) {
+            out.i[a] = v.i[a] * 86400 * int64_t{1000000000};
+          } else if (v.kind == VKind::kInt) {
+            out.i[a] = v.i[a];
+          } else if (v.kind == VKind::kString) {
+            int64_t nanos;
+            if (!ParseTimestampNanos(v.s[a], &nanos)) {
+              QV_RETURN_IF_ERROR(fail(a, fmt::format("'{}'", v.s[a])));
+            } else {
+              out.i[a] = nanos;
+            }
+          } else {
+            return Bad(e, fmt::format("cannot cast a {} to {}", KindName(v.kind), e.type_name));
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    return out;
   }
 
   Result<Vec> Binary(const Expr& e) {

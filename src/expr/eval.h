@@ -12,8 +12,10 @@
 // What evaluates so far: literals; columns (nested a.b through structs; dictionary columns by
 // their values) of bool, integer, float, string, date32 and timestamp types; NOT, unary minus,
 // AND, OR, comparisons, + - * / %, ||; IS [NOT] NULL / TRUE / FALSE; [NOT] IN; [NOT] BETWEEN;
-// [NOT] LIKE / ILIKE with % _ and backslash escapes; and the functions lower,
-// upper, length / char_length, abs, coalesce, starts_with. Anything else is InvalidInput naming
+// [NOT] LIKE / ILIKE with % _ and backslash escapes; CAST / TRY_CAST / :: to the types Lance
+// casts to (a value that does not convert: an error, NULL for TRY_CAST); and the functions
+// lower, upper, length / char_length, abs, coalesce, starts_with. CASE is refused, as Lance's
+// planner refuses it. Anything else is InvalidInput naming
 // the construct and its position ("unsupported function 'foo' at position 7"), as are unknown
 // columns and type mismatches; an expression never crashes and reads nothing but its batch.
 //

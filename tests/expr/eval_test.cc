@@ -163,6 +163,33 @@ TEST(ExprEval, ArithmeticAndFunctions) {
   EXPECT_EQ(arrow::Values<double>(**sum)[9], 13.5);
 }
 
+// CAST to the types Lance's planner knows; CASE is not Lance SQL.
+TEST(ExprEval, Casts) {
+  EXPECT_EQ(Kept("CAST(x AS INT) = 2"), "4,5");  // truncation toward zero
+  EXPECT_EQ(Kept("CAST(id AS STRING) = '7'"), "7");
+  EXPECT_EQ(Kept("CAST(x AS STRING) = '2.0'"), "4");  // arrow's float text keeps ".0"
+  EXPECT_EQ(Kept("x::string = '4.5'"), "9");
+  EXPECT_EQ(Kept("CAST('12' AS BIGINT) = id + 3"), "9");
+  EXPECT_EQ(Kept("TRY_CAST(s AS INT) IS NULL"), "0,1,2,3,4,5,6,7,8,9");
+  EXPECT_EQ(Kept("TRY_CAST(id * 30 AS TINYINT) IS NULL"), "5,6,7,8,9");  // 150.. > 127
+  EXPECT_EQ(Kept("CAST(flag AS INT) = 1"), "0,2,4,6");
+  EXPECT_EQ(Kept("CAST(id AS BOOLEAN)"), "1,2,3,4,5,6,7,8,9");
+  EXPECT_EQ(Kept("CAST('yes' AS BOOLEAN) AND id < 2"), "0,1");
+  EXPECT_EQ(Kept("CAST(d AS STRING) = '2024-01-10'"), "9");
+  EXPECT_EQ(Kept("CAST('2024-01-03' AS DATE) = d"), "2");
+  EXPECT_EQ(Kept("CAST(ts AS DATE) = date '2024-01-05'"), "4");
+  EXPECT_EQ(Kept("CAST(d AS TIMESTAMP) < ts AND id < 2"), "0,1");
+  EXPECT_EQ(Kept("CAST('1e2' AS DOUBLE) = id * 10 + 10"), "9");
+  EXPECT_EQ(Kept("CAST(3000000000 AS INT) = 1"),
+            "ERROR cannot cast 3000000000 to INT at position 1 (in CAST(3000000000 AS INT))");
+  EXPECT_EQ(Kept("CAST(id AS INTEGER) = 1"), "1");
+  for (const char* refused : {"CAST(id AS VARCHAR) = '1'", "CAST(x AS REAL) = 1"}) {
+    EXPECT_NE(Kept(refused).find("Lance casts only to int, tinyint"), std::string::npos) << refused;
+  }
+  EXPECT_NE(Kept("CASE WHEN id < 3 THEN true END").find("CASE is not supported in Lance's SQL"),
+            std::string::npos);
+}
+
 TEST(ExprEval, ErrorsNameTheProblemAndChangeNothing) {
   struct Case {
     const char* sql;
@@ -194,7 +221,9 @@ TEST(ExprEval, ErrorsNameTheProblemAndChangeNothing) {
       {"NULL", "a filter must be boolean, and this one is NULL"},
       {"id - 's' = 1", "cannot apply - to integer and string"},
       // Not evaluated yet: refused naming the construct, never a wrong answer.
-      {"CAST(id AS DOUBLE) = 1", "CAST is not supported in expressions yet at position 1"},
+      {"[1, 2] = id", "list values are not supported in expressions yet at position 1"},
+      {"CAST(s AS INT) = 1", "cannot cast 'name-0' to INT at position 1"},
+      {"CAST(id AS DECIMAL(10,2)) = 1", "CAST to DECIMAL(10,2) is not evaluated yet"},
   };
   for (const Case& c : cases) {
     const std::string got = Kept(c.sql);
