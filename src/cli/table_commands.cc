@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_util.h"
+#include "cli/query_commands.h"
 #include "cli/table_data_commands.h"
 #include "common/clock.h"
 #include "common/numbers.h"
@@ -572,6 +573,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
   AddBranchCommands(*table, exit_code);
   AddPublishCommand(*table, exit_code);
   AddTableDataCommands(*table, exit_code);
+  AddQueryCommands(*table, exit_code);
 }
 
 }  // namespace quiver::cli

@@ -20,9 +20,8 @@
 #include "arrow/ipc/writer.h"
 #include "arrow/json_lines.h"
 #include "cli/cli_util.h"
+#include "cli/rows_output.h"
 #include "common/numbers.h"
-#include "expr/eval.h"
-#include "expr/parser.h"
 #include "table/blobs.h"
 #include "table/dataset.h"
 #include "table/scan.h"
@@ -43,67 +42,6 @@ struct HeadArgs {
   bool with_row_addr = false;
 };
 
-std::vector<std::string> SplitComma(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    if (!part.empty()) out.push_back(part);
-  }
-  return out;
-}
-
-// A cell of the text table: the JSON rendering, with top-level strings unquoted, cut to fit.
-std::string Cell(const arrow::ArrayData& column, int64_t row) {
-  std::string v = arrow::ValueToJson(column, row);
-  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
-  constexpr size_t kMaxWidth = 48;
-  if (v.size() > kMaxWidth) v = v.substr(0, kMaxWidth - 3) + "...";
-  return v;
-}
-
-void PrintTable(const arrow::Schema& schema, const std::vector<arrow::RecordBatch>& batches) {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> header;
-  for (const auto& f : schema.fields) header.push_back(f.name);
-  std::vector<size_t> widths;
-  for (const auto& h : header) widths.push_back(h.size());
-  for (const auto& batch : batches) {
-    for (int64_t r = 0; r < batch.length; ++r) {
-      std::vector<std::string> row;
-      for (size_t c = 0; c < batch.columns.size(); ++c) {
-        row.push_back(Cell(*batch.columns[c], r));
-        widths[c] = std::max(widths[c], row.back().size());
-      }
-      rows.push_back(std::move(row));
-    }
-  }
-  auto print = [&](const std::vector<std::string>& cells) {
-    std::string line;
-    for (size_t c = 0; c < cells.size(); ++c) {
-      if (c > 0) line += "  ";
-      line += cells[c];
-      if (c + 1 < cells.size()) line.append(widths[c] - cells[c].size(), ' ');
-    }
-    std::cout << line << "\n";
-  };
-  print(header);
-  for (const auto& row : rows) print(row);
-  std::cout << fmt::format("({} row{})\n", rows.size(), rows.size() == 1 ? "" : "s");
-}
-
-// One version (the latest when `version` is empty) of the dataset at `uri`, on `branch` (main
-// when empty).
-Result<std::shared_ptr<const table::Dataset>> OpenVersion(const std::string& uri,
-                                                          std::optional<uint64_t> version,
-                                                          const std::string& branch) {
-  QV_ASSIGN_OR_RETURN(auto root, OpenExistingStore(uri));
-  table::OpenOptions open;
-  open.version = version;
-  if (!branch.empty()) open.branch = branch;
-  return table::Dataset::Open(root, open);
-}
-
 // A scan of one version (the latest when `version` is empty) of the dataset at `uri`, on
 // `branch` (main when empty).
 Result<std::unique_ptr<arrow::BatchStream>> ScanVersion(const std::string& uri,
@@ -112,24 +50,6 @@ Result<std::unique_ptr<arrow::BatchStream>> ScanVersion(const std::string& uri,
                                                         table::ScanOptions scan) {
   QV_ASSIGN_OR_RETURN(auto dataset, OpenVersion(uri, version, branch));
   return table::Scan(dataset, scan);
-}
-
-// Prints `batches` as JSON Lines or as an aligned text table. A streaming caller passes one batch
-// at a time with `json` (the text table needs every row to size its columns).
-int PrintBatches(const arrow::Schema& schema, const std::vector<arrow::RecordBatch>& batches,
-                 bool json) {
-  if (!json) {
-    PrintTable(schema, batches);
-  } else {
-    for (const auto& batch : batches) {
-      std::string out;
-      Status s = arrow::WriteJsonLines(batch, &out);
-      if (!s.ok()) return Fail(s);
-      std::cout << out;
-    }
-  }
-  std::cout.flush();
-  return 0;
 }
 
 int RunHead(const HeadArgs& args) {
@@ -154,117 +74,6 @@ int RunHead(const HeadArgs& args) {
     }
   }
   return args.json ? 0 : PrintBatches(*(*stream)->schema(), batches, false);
-}
-
-struct QueryArgs {
-  std::string uri;
-  std::string filter;
-  std::string columns;
-  std::optional<uint64_t> limit;
-  uint64_t offset = 0;
-  std::optional<uint64_t> version;
-  std::string branch;  // empty = main
-  bool json = false;
-  bool with_row_id = false;
-  bool with_row_addr = false;
-};
-
-// Whether `e` mentions column `name` anywhere.
-bool Mentions(const expr::Expr& e, std::string_view name) {
-  if (e.kind == expr::Expr::Kind::kColumn && !e.path.empty() && e.path[0] == name) return true;
-  for (const auto& a : e.args) {
-    if (Mentions(*a, name)) return true;
-  }
-  return false;
-}
-
-// Scan, filter (SQL, DataFusion's semantics: rows where it is TRUE), then offset and limit,
-// then the requested columns: what LanceDB's query().where(f).select(c).offset(o).limit(n)
-// answers. The filter is checked against the schema before any data is read.
-int RunQuery(const QueryArgs& args) {
-  expr::ExprPtr filter;
-  if (!args.filter.empty()) {
-    auto parsed = expr::ParseExpression(args.filter);
-    if (!parsed.ok()) return Fail(parsed.status().WithContext("--filter"));
-    filter = *parsed;
-  }
-  auto dataset = OpenVersion(args.uri, args.version, args.branch);
-  if (!dataset.ok()) return Fail(dataset.status());
-  table::ScanOptions scan;
-  const std::vector<std::string> columns = SplitComma(args.columns);
-  scan.with_row_id = args.with_row_id || (filter && Mentions(*filter, "_rowid"));
-  scan.with_row_addr = args.with_row_addr || (filter && Mentions(*filter, "_rowaddr"));
-  if (!filter) {
-    scan.columns = columns;
-    scan.offset = args.offset;
-    scan.limit = args.limit;
-  }
-  auto stream = table::Scan(*dataset, scan);
-  if (!stream.ok()) return Fail(stream.status());
-  const arrow::Schema& scanned = *(*stream)->schema();
-  if (filter) {
-    if (Status s = expr::CheckExpression(*filter, scanned, /*want_bool=*/true); !s.ok()) {
-      return Fail(s.WithContext("--filter"));
-    }
-  }
-  // The output columns: the requested ones (all when none), then _rowid / _rowaddr if asked.
-  std::vector<int> out_columns;
-  auto out_schema = std::make_shared<arrow::Schema>();
-  std::vector<std::string> wanted = columns;
-  if (wanted.empty()) {
-    for (const auto& f : scanned.fields) {
-      if (f.name != "_rowid" && f.name != "_rowaddr") wanted.push_back(f.name);
-    }
-  }
-  if (args.with_row_id) wanted.push_back("_rowid");
-  if (args.with_row_addr) wanted.push_back("_rowaddr");
-  for (const std::string& name : wanted) {
-    const int at = scanned.FieldIndex(name);
-    if (at < 0) return Fail(Status::InvalidInput(fmt::format("--columns: no column '{}'", name)));
-    out_columns.push_back(at);
-    out_schema->fields.push_back(scanned.fields[static_cast<size_t>(at)]);
-  }
-  uint64_t skip = filter ? args.offset : 0;
-  uint64_t left = filter && args.limit ? *args.limit : UINT64_MAX;
-  std::vector<arrow::RecordBatch> batches;
-  while (left > 0) {
-    auto next = (*stream)->Next();
-    if (!next.ok()) return Fail(next.status());
-    if (!*next) break;
-    const arrow::RecordBatch& batch = **next;
-    std::vector<bool> keep(static_cast<size_t>(batch.length), true);
-    if (filter) {
-      auto selected = expr::EvaluateFilter(*filter, batch);
-      if (!selected.ok()) return Fail(selected.status().WithContext("--filter"));
-      keep = std::move(*selected);
-    }
-    for (size_t k = 0; k < keep.size(); ++k) {
-      if (!keep[k]) continue;
-      if (skip > 0) {
-        keep[k] = false;
-        --skip;
-      } else if (left == 0) {
-        keep[k] = false;
-      } else {
-        --left;
-      }
-    }
-    arrow::RecordBatch out;
-    out.schema = out_schema;
-    for (int c : out_columns) {
-      auto column = arrow::SelectRows(batch.columns[static_cast<size_t>(c)], keep);
-      if (!column.ok()) return Fail(column.status());
-      out.columns.push_back(std::move(*column));
-    }
-    out.length = out.columns.empty() ? 0 : out.columns[0]->length;
-    if (out.length == 0) continue;
-    batches.push_back(std::move(out));
-    if (args.json) {
-      if (int rc = PrintBatches(*out_schema, batches, true); rc != 0) return rc;
-      batches.clear();
-    }
-  }
-  return args.json ? 0 : PrintBatches(*out_schema, batches, false);
 }
 
 struct TakeArgs {
@@ -485,24 +294,6 @@ void AddTableDataCommands(CLI::App& table, int* exit_code) {
   head->add_flag("--with-row-addr", head_args->with_row_addr,
                  "append `_rowaddr` (fragment id << 32 | row offset)");
   head->callback([head_args, exit_code] { *exit_code = RunHead(*head_args); });
-
-  auto query_args = std::make_shared<QueryArgs>();
-  CLI::App* query = table.add_subcommand(
-      "query", "Print the rows of a dataset version that match a SQL filter (LanceDB's where)");
-  query->add_option("uri", query_args->uri, "dataset root")->required();
-  query->add_option("--filter", query_args->filter,
-                    "SQL predicate in LanceDB's (DataFusion's) dialect, e.g. \"id > 5 AND name "
-                    "LIKE 'a%'\"; rows where it is TRUE");
-  query->add_option("--columns", query_args->columns, "top-level columns to show, comma-separated");
-  query->add_option("--limit", query_args->limit, "at most this many rows (after the filter)");
-  query->add_option("--offset", query_args->offset, "skip this many matching rows first");
-  query->add_option("--version", query_args->version, "a version number (default: the latest)");
-  query->add_option("--branch", query_args->branch,
-                    "a branch (default: main); --version then numbers its versions");
-  query->add_flag("--json", query_args->json, "JSON Lines, as `table head --json`");
-  query->add_flag("--with-row-id", query_args->with_row_id, "append `_rowid`");
-  query->add_flag("--with-row-addr", query_args->with_row_addr, "append `_rowaddr`");
-  query->callback([query_args, exit_code] { *exit_code = RunQuery(*query_args); });
 
   auto take_args = std::make_shared<TakeArgs>();
   CLI::App* take =

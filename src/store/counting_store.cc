@@ -17,6 +17,7 @@ StoreCounts StoreCounts::Since(const StoreCounts& before) const {
     d.errors[i] = errors[i] - before.errors[i];
   }
   for (int i = 0; i < 3; ++i) d.puts_by_mode[i] = puts_by_mode[i] - before.puts_by_mode[i];
+  d.bytes_read = bytes_read - before.bytes_read;
   return d;
 }
 
@@ -42,6 +43,7 @@ StoreCounts CountingStore::Snapshot() const {
     s.errors[i] = errors_[i].load();
   }
   for (int i = 0; i < 3; ++i) s.puts_by_mode[i] = puts_by_mode_[i].load();
+  s.bytes_read = bytes_read_.load();
   return s;
 }
 
@@ -49,6 +51,19 @@ void CountingStore::Reset() {
   for (auto& c : calls_) c.store(0);
   for (auto& c : errors_) c.store(0);
   for (auto& c : puts_by_mode_) c.store(0);
+  bytes_read_.store(0);
+}
+
+Result<GetResult> CountingStore::Get(std::string_view key, std::optional<ByteRange> range) {
+  auto result = StoreWrapper::Get(key, range);
+  if (result.ok()) bytes_read_.fetch_add(result->data.size());
+  return result;
+}
+
+Status CountingStore::ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) {
+  Status s = StoreWrapper::ReadAt(key, offset, dst);
+  if (s.ok()) bytes_read_.fetch_add(dst.size());
+  return s;
 }
 
 void CountingStore::AfterRequest(StoreOp op, const PutOptions* put, const Status& status) {

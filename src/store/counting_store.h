@@ -2,11 +2,11 @@
 // per mode), and how many of them failed. The counts are what "object-store requests per
 // operation" figures and metrics are made from.
 //
-// ReadAt counts as kReadAt. A writer counts as one kPut (by its mode) when Finish is called, a
-// failed Finish as a failed put, and an OpenWriter that fails as a failed put (as a Put with the
-// same bad key or I/O failure would). Appends are not counted: they are not requests of their
-// own but stream into the one object Finish publishes. Writers aborted or destroyed unfinished
-// publish nothing and count nothing.
+// ReadAt counts as kReadAt; the bytes successful Gets and ReadAts return are summed. A writer
+// counts as one kPut (by its mode) when Finish is called, a failed Finish as a failed put, and an
+// OpenWriter that fails as a failed put (as a Put with the same bad key or I/O failure would).
+// Appends are not counted: they are not requests of their own but stream into the one object Finish
+// publishes. Writers aborted or destroyed unfinished publish nothing and count nothing.
 // Thread-safety: as the inner store; counters are atomic and Snapshot() may be taken any time.
 #pragma once
 
@@ -24,6 +24,7 @@ struct StoreCounts {
   std::array<uint64_t, kNumStoreOps> calls{};   // indexed by StoreOp
   std::array<uint64_t, kNumStoreOps> errors{};  // calls that returned non-OK
   std::array<uint64_t, 3> puts_by_mode{};       // indexed by PutMode
+  uint64_t bytes_read = 0;                      // returned by successful Get and ReadAt calls
 
   uint64_t Calls(StoreOp op) const { return calls[static_cast<int>(op)]; }
   uint64_t Errors(StoreOp op) const { return errors[static_cast<int>(op)]; }
@@ -43,6 +44,9 @@ class CountingStore final : public StoreWrapper {
   StoreCounts Snapshot() const;
   void Reset();
 
+  Result<GetResult> Get(std::string_view key, std::optional<ByteRange> range = {}) override;
+  Status ReadAt(std::string_view key, uint64_t offset, std::span<std::byte> dst) override;
+
  protected:
   void AfterRequest(StoreOp op, const PutOptions* put, const Status& status) override;
 
@@ -50,6 +54,7 @@ class CountingStore final : public StoreWrapper {
   std::array<std::atomic<uint64_t>, kNumStoreOps> calls_{};
   std::array<std::atomic<uint64_t>, kNumStoreOps> errors_{};
   std::array<std::atomic<uint64_t>, 3> puts_by_mode_{};
+  std::atomic<uint64_t> bytes_read_{0};
 };
 
 }  // namespace quiver

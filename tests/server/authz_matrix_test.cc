@@ -95,9 +95,9 @@ const Row kMatrix[] = {
   {"DescribeTableVersion",       kTbl,   A,     A,     A,    A,    X},
   {"GetTableStats",              kTbl,   A,     A,     A,    A,    X},
   {"CountTableRows",             kTbl,   A,     A,     A,    A,    X},
-  {"QueryTable",                 kTbl,   A,     A,     A,    A,    A},  // 406
-  {"ExplainTableQueryPlan",      kTbl,   A,     A,     A,    A,    A},  // 406
-  {"AnalyzeTableQueryPlan",      kTbl,   A,     A,     A,    A,    A},  // 406
+  {"QueryTable",                 kTbl,   A,     A,     A,    A,    X},
+  {"ExplainTableQueryPlan",      kTbl,   A,     A,     A,    A,    X},
+  {"AnalyzeTableQueryPlan",      kTbl,   A,     A,     A,    A,    X},
   {"ListTableIndices",           kTbl,   A,     A,     A,    A,    X},
   {"DescribeTableIndexStats",    kTbl,   A,     A,     A,    A,    X},
   {"ListTableTags",              kTbl,   A,     A,     A,    A,    X},
@@ -111,10 +111,10 @@ const Row kMatrix[] = {
   {"AlterTableAlterColumns",     kTbl,   D,     A,     A,    A,    X},
   {"UpdateFieldMetadata",        kTbl,   D,     A,     A,    A,    X},
   {"AlterTableDropColumns",      kTbl,   D,     A,     A,    A,    X},
-  {"InsertIntoTable",            kTbl,   D,     A,     A,    A,    A},  // 406
+  {"InsertIntoTable",            kTbl,   D,     A,     A,    A,    X},
   {"MergeInsertIntoTable",       kTbl,   D,     A,     A,    A,    A},  // 406
   {"UpdateTable",                kTbl,   D,     A,     A,    A,    A},  // 406
-  {"DeleteFromTable",            kTbl,   D,     A,     A,    A,    A},  // 406
+  {"DeleteFromTable",            kTbl,   D,     A,     A,    A,    X},
   {"AlterTableAddColumns",       kTbl,   D,     A,     A,    A,    A},  // 406
   {"AlterTableBackfillColumns",  kTbl,   D,     A,     A,    A,    A},  // 406
   {"RefreshMaterializedView",    kTbl,   D,     A,     A,    A,    A},  // 406

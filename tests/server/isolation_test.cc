@@ -430,6 +430,15 @@ std::string MaskText(std::string s) {
       i = j;
       continue;
     }
+    // a request id (iso-<n>, iso-<n>-fresh): an internal error names it in its message
+    if (s.compare(i, 4, "iso-") == 0 && i + 4 < s.size() && IsDigit(s[i + 4])) {
+      size_t j = i + 4;
+      while (j < s.size() && IsDigit(s[j])) ++j;
+      if (s.compare(j, 6, "-fresh") == 0) j += 6;
+      out += "<request-id>";
+      i = j;
+      continue;
+    }
     // <8 hex>_ at the start of a location segment
     if (i + 9 <= s.size() && (i == 0 || !IsLowerHex(s[i - 1])) &&
         std::all_of(s.begin() + static_cast<std::ptrdiff_t>(i),

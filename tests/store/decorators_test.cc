@@ -196,6 +196,21 @@ TEST(CountingStoreTest, CountsReadAtAndAFinishedWriterAsOnePut) {
   EXPECT_EQ(delta.Calls(StoreOp::kGet), 0u) << "ReadAt is its own kind";
   EXPECT_EQ(delta.TotalCalls(), 6u) << "appends and abandoned writers count nothing";
   EXPECT_NE(delta.ToString().find("read_at=3[2 failed]"), std::string::npos) << delta.ToString();
+  EXPECT_EQ(delta.bytes_read, 2u) << "only the ReadAt that succeeded";
+}
+
+TEST(CountingStoreTest, SumsTheBytesGetsAndReadAtsReturn) {
+  auto store = std::make_shared<CountingStore>(MemoryObjectStore::Create());
+  ASSERT_TRUE(store->Put("a", "0123456789").ok());
+  StoreCounts before = store->Snapshot();
+  ASSERT_TRUE(store->Get("a").ok());                       // 10
+  ASSERT_TRUE(store->Get("a", ByteRange{2, 3}).ok());      // 3
+  EXPECT_FALSE(store->Get("missing").ok());                // 0
+  std::byte buffer[4];
+  ASSERT_TRUE(store->ReadAt("a", 6, buffer).ok());         // 4
+  EXPECT_EQ(store->Snapshot().Since(before).bytes_read, 17u);
+  store->Reset();
+  EXPECT_EQ(store->Snapshot().bytes_read, 0u);
 }
 
 TEST(FaultInjectingStoreTest, FailNthFailsExactlyThatCallWithoutTouchingTheStore) {

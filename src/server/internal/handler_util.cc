@@ -72,4 +72,23 @@ Result<std::optional<std::string>> BranchOf(const Call& call) {
   return branch;
 }
 
+// The version a read addresses: version / tag / branch from the body (or query).
+Result<table::OpenOptions> ReadTarget(const Call& call) {
+  table::OpenOptions options;
+  QV_ASSIGN_OR_RETURN(auto version, call.Int("version"));
+  if (!version) {
+    QV_ASSIGN_OR_RETURN(version, call.QueryInt("version"));
+  }
+  if (version) {
+    if (*version < 0) return Status::InvalidInput("'version' must not be negative");
+    options.version = static_cast<uint64_t>(*version);
+  }
+  QV_ASSIGN_OR_RETURN(options.tag, call.String("tag"));
+  QV_ASSIGN_OR_RETURN(options.branch, BranchOf(call));
+  if (options.tag && options.version) {
+    return Status::InvalidInput("'tag' cannot be combined with 'version'");
+  }
+  return options;
+}
+
 }  // namespace quiver::server::internal

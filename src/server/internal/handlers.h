@@ -25,6 +25,7 @@
 #include "server/operation_table.h"
 #include "store/counting_store.h"
 #include "store/object_store.h"
+#include "table/dataset.h"
 
 namespace quiver::server::internal {
 
@@ -88,7 +89,17 @@ Result<HttpResponse> HandleUpdateFieldMetadata(const HandlerContext& ctx, Call& 
 Result<HttpResponse> HandleAlterTableDropColumns(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleAlterTableAlterColumns(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleGetTableStats(const HandlerContext& ctx, Call& call);
+
+// Data reads (data_handlers.cc).
+Result<HttpResponse> HandleQueryTable(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleCountTableRows(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleExplainTableQueryPlan(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleAnalyzeTableQueryPlan(const HandlerContext& ctx, Call& call);
+
+// Data writes (write_handlers.cc).
+Result<HttpResponse> HandleCreateTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleInsertIntoTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleDeleteFromTable(const HandlerContext& ctx, Call& call);
 
 // Table versions (version_handlers.cc).
 Result<HttpResponse> HandleListTableVersions(const HandlerContext& ctx, Call& call);
@@ -134,5 +145,8 @@ struct OpenedTable {
 Result<OpenedTable> OpenTable(catalog::Catalog& catalog, const Call& call);
 // `branch` from the body, else the query; "" and "main" mean main.
 Result<std::optional<std::string>> BranchOf(const Call& call);
+// The version a read addresses: `version` (body, else query), `tag`, `branch`. InvalidInput for
+// a negative version or a tag with a version.
+Result<table::OpenOptions> ReadTarget(const Call& call);
 
 }  // namespace quiver::server::internal

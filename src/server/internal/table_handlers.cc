@@ -1,7 +1,7 @@
 // Table registration and metadata operations: DeclareTable, RegisterTable, DescribeTable,
 // TableExists, DropTable, DeregisterTable, RenameTable, RestoreTable,
 // UpdateTableSchemaMetadata, UpdateFieldMetadata, AlterTableDropColumns,
-// AlterTableAlterColumns, GetTableStats, CountTableRows.
+// AlterTableAlterColumns, GetTableStats.
 #include <fmt/format.h>
 
 #include "format/schema.h"
@@ -15,25 +15,6 @@ namespace quiver::server::internal {
 using nlohmann::json;
 
 namespace {
-
-// Which version a read addresses: version / tag / branch from the body (or query).
-Result<table::OpenOptions> ReadTarget(const Call& call) {
-  table::OpenOptions options;
-  QV_ASSIGN_OR_RETURN(auto version, call.Int("version"));
-  if (!version) {
-    QV_ASSIGN_OR_RETURN(version, call.QueryInt("version"));
-  }
-  if (version) {
-    if (*version < 0) return Status::InvalidInput("'version' must not be negative");
-    options.version = static_cast<uint64_t>(*version);
-  }
-  QV_ASSIGN_OR_RETURN(options.tag, call.String("tag"));
-  QV_ASSIGN_OR_RETURN(options.branch, BranchOf(call));
-  if (options.tag && options.version) {
-    return Status::InvalidInput("'tag' cannot be combined with 'version'");
-  }
-  return options;
-}
 
 bool AddressesVersion(const table::OpenOptions& o) {
   return o.version.has_value() || o.tag.has_value() || o.branch.has_value();
@@ -331,19 +312,6 @@ Result<HttpResponse> HandleGetTableStats(const HandlerContext& ctx, Call& call) 
                      {{"num_fragments", s.num_fragments},
                       {"num_small_fragments", s.num_small_fragments},
                       {"lengths", lengths}}}});
-}
-
-Result<HttpResponse> HandleCountTableRows(const HandlerContext& ctx, Call& call) {
-  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
-  QV_ASSIGN_OR_RETURN(auto predicate, call.String("predicate"));
-  if (!predicate) predicate = call.Query("predicate");
-  if (predicate && !predicate->empty()) {
-    return Status::Unsupported(
-        "counting rows with a predicate needs a data scan; not supported yet");
-  }
-  QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
-  QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(table.root, target));
-  return JsonReply(json(dataset->Stats().num_rows));
 }
 
 }  // namespace quiver::server::internal

@@ -1,0 +1,191 @@
+// The data plane's writes: CreateTable, InsertIntoTable (Arrow IPC stream bodies) and
+// DeleteFromTable (a SQL predicate), each one Lance transaction through the commit protocol
+// (table/write.h, query/delete_where.h).
+//
+// A body that is not an Arrow IPC stream, or whose schema does not match the table's, is
+// InvalidInput before anything is written; a stream that breaks off midway fails the write and
+// the files written for it are removed (table/write.h), so a bad request leaves the table as it
+// was. A CreateTable that fails after declaring the name removes the declaration again.
+#include <fmt/format.h>
+
+#include "arrow/ipc/reader.h"
+#include "common/logging.h"
+#include "query/delete_where.h"
+#include "server/internal/handlers.h"
+#include "table/dataset.h"
+#include "table/write.h"
+
+namespace quiver::server::internal {
+
+using nlohmann::json;
+
+namespace {
+
+// A malformed IPC body is the client's error (InvalidInput), not stored data gone bad
+// (Corruption, what the IPC reader calls it).
+Status BodyError(const Status& s) {
+  if (s.ok() || s.code() != StatusCode::kInternal || s.subcode() != Subcode::kCorruption) return s;
+  return Status::InvalidInput("the body must be an Arrow IPC stream: " + s.message());
+}
+
+// The request body as an Arrow IPC stream, read batch by batch as the write consumes it.
+class BodyStream final : public arrow::BatchStream {
+ public:
+  explicit BodyStream(std::unique_ptr<arrow::BatchStream> reader) : reader_(std::move(reader)) {}
+  const std::shared_ptr<const arrow::Schema>& schema() const override { return reader_->schema(); }
+  Result<std::optional<arrow::RecordBatch>> Next() override {
+    auto batch = reader_->Next();
+    if (!batch.ok()) return BodyError(batch.status());
+    return batch;
+  }
+
+ private:
+  std::unique_ptr<arrow::BatchStream> reader_;
+};
+
+Result<std::unique_ptr<arrow::BatchStream>> ArrowBody(const Call& call) {
+  const std::string& body = call.http->body;
+  if (body.empty()) {
+    return Status::InvalidInput("the body must be an Arrow IPC stream (it is empty)");
+  }
+  auto bytes =
+      arrow::Buffer::Wrap(reinterpret_cast<const uint8_t*>(body.data()), body.size(), nullptr);
+  auto reader = arrow::ipc::StreamReader::Open(std::move(bytes));
+  if (!reader.ok()) return BodyError(reader.status());
+  return std::unique_ptr<arrow::BatchStream>(new BodyStream(std::move(*reader)));
+}
+
+// Whether the table's location holds a version yet (a declared table does not).
+Result<bool> HasVersion(const OpenedTable& table) {
+  auto dataset = table::Dataset::Open(table.root);
+  if (dataset.ok()) return true;
+  if (dataset.status().code() == StatusCode::kTableNotFound) return false;
+  return dataset.status();
+}
+
+// Query parameter `properties` (the remote and Rust clients send it JSON-encoded), else the body.
+Result<catalog::Properties> PropertiesParam(const Call& call) {
+  if (auto text = call.Query("properties")) {
+    json parsed = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (!parsed.is_object()) {
+      return Status::InvalidInput("'properties' must be a JSON object of strings");
+    }
+    catalog::Properties out;
+    for (auto it = parsed.begin(); it != parsed.end(); ++it) {
+      if (!it.value().is_string()) {
+        return Status::InvalidInput(fmt::format("'properties.{}' must be a string", it.key()));
+      }
+      out[it.key()] = it.value().get<std::string>();
+    }
+    return out;
+  }
+  QV_ASSIGN_OR_RETURN(auto body, call.StringMap("properties"));
+  return body.value_or(catalog::Properties{});
+}
+
+// quiver's `storage_version` query parameter: the Lance file format of a table's data files (2.2,
+// Lance 12's default; 2.1 for readers on Lance 8; 2.0).
+Result<std::string> StorageVersionParam(const Call& call) {
+  auto v = call.Query("storage_version");
+  if (!v) return std::string("2.2");
+  if (*v != "2.0" && *v != "2.1" && *v != "2.2") {
+    return Status::InvalidInput(
+        fmt::format("'storage_version' must be 2.0, 2.1 or 2.2, not '{}'", *v));
+  }
+  return *v;
+}
+
+json CreatedReply(const HandlerContext& ctx, const catalog::TableInfo& info, uint64_t version) {
+  return {{"location", ctx.catalog.ExternalLocation(info)},
+          {"version", version},
+          {"properties", info.properties}};
+}
+
+}  // namespace
+
+Result<HttpResponse> HandleCreateTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(auto mode_text, call.StringParam("mode"));
+  QV_ASSIGN_OR_RETURN(catalog::CreateMode mode, ParseCreateMode(mode_text));
+  QV_ASSIGN_OR_RETURN(catalog::Properties properties, PropertiesParam(call));
+  QV_ASSIGN_OR_RETURN(std::string storage_version, StorageVersionParam(call));
+  QV_ASSIGN_OR_RETURN(auto input, ArrowBody(call));
+
+  // An existing table: refused (create), answered as it is (exist_ok) or overwritten. A table
+  // only declared so far gets its first version whatever the mode.
+  std::optional<catalog::TableInfo> declared;
+  auto existing = ctx.catalog.GetTable(call.id);
+  if (existing.ok()) {
+    QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, ctx.catalog.TableStore(*existing));
+    OpenedTable table{*existing, root};
+    QV_ASSIGN_OR_RETURN(bool has_version, HasVersion(table));
+    if (has_version) {
+      if (mode == catalog::CreateMode::kCreate) {
+        return Status(StatusCode::kTableAlreadyExists,
+                      fmt::format("table '{}' already exists (mode exist_ok keeps it, overwrite "
+                                  "replaces its rows)",
+                                  catalog::JoinId(SpecId(existing->id), call.delimiter)));
+      }
+      if (mode == catalog::CreateMode::kExistOk) {
+        QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(root));
+        return JsonReply(CreatedReply(ctx, *existing, dataset->version()));
+      }
+    }
+    table::WriteOptions options;
+    options.mode = has_version ? table::WriteMode::kOverwrite : table::WriteMode::kCreate;
+    options.commit.new_table_storage_version = storage_version;
+    QV_ASSIGN_OR_RETURN(table::WriteResult written,
+                        table::WriteData(table::CommitTarget{root, std::nullopt}, *input, options));
+    return JsonReply(CreatedReply(ctx, *existing, written.commit.version));
+  }
+  if (existing.status().code() != StatusCode::kTableNotFound) return existing.status();
+
+  // A new table: declare the name, write the first version, and undo the declaration if the
+  // write fails (nothing else can have used the name meanwhile: it is reserved).
+  QV_ASSIGN_OR_RETURN(catalog::TableInfo info,
+                      ctx.catalog.DeclareTable(call.id, properties, ActorOf(call)));
+  auto written = [&]() -> Result<table::WriteResult> {
+    QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, ctx.catalog.TableStore(info));
+    table::WriteOptions options;
+    options.mode = table::WriteMode::kCreate;
+    options.commit.new_table_storage_version = storage_version;
+    return table::WriteData(table::CommitTarget{root, std::nullopt}, *input, options);
+  }();
+  if (!written.ok()) {
+    if (auto undone = ctx.catalog.DropTable(call.id, ActorOf(call)); !undone.ok()) {
+      QV_LOG_WARN("create table: the write failed and the declaration could not be removed",
+                  {{"table", catalog::JoinId(call.id)}, {"error", undone.status().ToString()}});
+    }
+    return written.status();
+  }
+  return JsonReply(CreatedReply(ctx, info, written->commit.version));
+}
+
+Result<HttpResponse> HandleInsertIntoTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(auto mode_text, call.StringParam("mode"));
+  QV_ASSIGN_OR_RETURN(auto choice, ParseEnumChoice("mode", mode_text, {"Append", "Overwrite"}));
+  QV_ASSIGN_OR_RETURN(auto branch, BranchOf(call));
+  QV_ASSIGN_OR_RETURN(auto input, ArrowBody(call));
+  table::WriteOptions options;
+  options.mode = choice.value_or(0) == 1 ? table::WriteMode::kOverwrite : table::WriteMode::kAppend;
+  // A declared table gets its first version from its first insert.
+  if (options.mode == table::WriteMode::kAppend && !branch) {
+    QV_ASSIGN_OR_RETURN(bool has_version, HasVersion(table));
+    if (!has_version) options.mode = table::WriteMode::kCreate;
+  }
+  QV_ASSIGN_OR_RETURN(table::WriteResult written,
+                      table::WriteData(table::CommitTarget{table.root, branch}, *input, options));
+  return JsonReply({{"version", written.commit.version}, {"num_inserted_rows", written.rows}});
+}
+
+Result<HttpResponse> HandleDeleteFromTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(std::string predicate, call.RequiredString("predicate"));
+  QV_ASSIGN_OR_RETURN(auto branch, BranchOf(call));
+  QV_ASSIGN_OR_RETURN(query::DeleteWhereResult deleted,
+                      query::DeleteWhere(table::CommitTarget{table.root, branch}, predicate));
+  // `num_deleted_rows` is what LanceDB's remote client reads; the spec has only `version`.
+  return JsonReply({{"version", deleted.version}, {"num_deleted_rows", deleted.rows_deleted}});
+}
+
+}  // namespace quiver::server::internal

@@ -1,0 +1,104 @@
+// The data plane's writes against LanceDB: tables quiver writes through its server (CreateTable,
+// InsertIntoTable with Arrow IPC bodies made by apache-arrow, DeleteFromTable) and its CLI
+// (`quiver table delete --where`) are read by LanceDB with the rows a LanceDB-only twin holds
+// (the same operations run by LanceDB on its own copy), and LanceDB appends, deletes and
+// optimizes on top; quiver's QueryTable answers what LanceDB's query answers on the result.
+//
+//   node check_writes.mjs <quiver binary> <scratch dir>
+import fs from "node:fs";
+import path from "node:path";
+
+import { lancedb, arrow as A, VERSIONS, connectToDataset, resolveDatasetPath } from "./lib.mjs";
+import { createReport, quiverRunner, startQuiverServe, stopQuiverServe } from "./checks.mjs";
+
+const [QUIVER, SCRATCH] = process.argv.slice(2);
+if (!QUIVER || !SCRATCH) {
+  console.error("usage: node check_writes.mjs <quiver binary> <scratch dir>");
+  process.exit(2);
+}
+const { check, finish } = createReport();
+const quiver = quiverRunner(QUIVER);
+const LANCE8 = VERSIONS.lancedb.startsWith("0.31");
+
+const f = (name, type, nullable = true) => new A.Field(name, type, nullable);
+const schema = new A.Schema([
+  f("id", new A.Int64(), false), f("s", new A.Utf8()), f("x", new A.Float64()),
+  f("v", new A.FixedSizeList(3, f("item", new A.Float32()))),
+]);
+const rowsOf = (from, n) => Array.from({ length: n }, (_, i) => {
+  const k = from + i;
+  return { id: BigInt(k), s: k % 5 === 0 ? null : `s${k % 7}`, x: k % 3 === 0 ? null : k / 4,
+    v: [k % 10, (k * 7) % 11, k % 3] };
+});
+const ipcStream = (rows) => Buffer.from(A.tableToIPC(lancedb.makeArrowTable(rows, { schema }), "stream"));
+
+// Rows as comparable JSON, sorted by id.
+async function snapshot(tbl) {
+  const rows = await tbl.query().toArray();
+  return JSON.stringify(rows.map((r) => ({ id: Number(r.id), s: r.s, x: r.x, v: Array.from(r.v ?? []) }))
+    .sort((a, b) => a.id - b.id));
+}
+
+async function main() {
+  fs.rmSync(SCRATCH, { recursive: true, force: true });
+  const root = path.join(SCRATCH, "root");
+  fs.mkdirSync(root, { recursive: true });
+  const twinDb = await lancedb.connect(path.join(SCRATCH, "twin"));
+  const server = startQuiverServe(QUIVER, ["serve", "--root", root, "--listen", "127.0.0.1:0"]);
+  await server.ready;
+  const post = async (p, body, type = "application/json") => {
+    const r = await fetch(`${server.url}${p}`, { method: "POST", body, headers: { "content-type": type } });
+    return { status: r.status, body: Buffer.from(await r.arrayBuffer()) };
+  };
+  const json = (r) => JSON.parse(r.body.toString() || "null");
+  try {
+    // 1. CreateTable (2.1 for Lance 8, whose files quiver writes as Lance 8 does) + InsertIntoTable.
+    const storage = LANCE8 ? "?storage_version=2.1" : "";
+    let r = await post(`/v1/table/w/create${storage}`, ipcStream(rowsOf(0, 120)), "application/vnd.apache.arrow.stream");
+    check("CreateTable answers 200", r.status === 200, r.body.toString());
+    const location = json(r)?.location;
+    r = await post("/v1/table/w/insert", ipcStream(rowsOf(120, 80)), "application/vnd.apache.arrow.stream");
+    check("InsertIntoTable answers 200 with 80 rows", r.status === 200 && json(r).num_inserted_rows === 80, r.body.toString());
+    const twin = await twinDb.createTable("w", lancedb.makeArrowTable(rowsOf(0, 120), { schema }));
+    await twin.add(lancedb.makeArrowTable(rowsOf(120, 80), { schema }));
+
+    // 2. DeleteFromTable over HTTP and `table delete` offline.
+    r = await post("/v1/table/w/delete", JSON.stringify({ predicate: "id % 3 = 1 OR s IS NULL" }));
+    check("DeleteFromTable answers 200", r.status === 200, r.body.toString());
+    await twin.delete("id % 3 = 1 OR s IS NULL");
+    check("DeleteFromTable counts what LanceDB deletes", json(r)?.num_deleted_rows === 200 - (await twin.countRows()),
+      JSON.stringify(json(r)));
+    const dsPath = resolveDatasetPath(location ?? "");
+    const del = quiver("table", "delete", dsPath, "--where", "x > 30 AND id < 190");
+    check("quiver table delete --where", del.ok && /deleted \d+ rows/.test(del.out), del.out);
+    await twin.delete("x > 30 AND id < 190");
+
+    // 3. LanceDB reads quiver's table as its twin.
+    const linked = await connectToDataset(dsPath);
+    const tbl = await linked.db.openTable(linked.name).catch(() => null);
+    check("LanceDB opens quiver's table", !!tbl);
+    if (tbl) {
+      check("LanceDB reads the rows LanceDB's twin holds", (await snapshot(tbl)) === (await snapshot(twin)));
+      // 4. LanceDB writes on top: append, delete, optimize; quiver reads it.
+      await tbl.add(lancedb.makeArrowTable(rowsOf(1000, 30), { schema }));
+      await tbl.delete("id = 1003");
+      await tbl.optimize();
+      await twin.add(lancedb.makeArrowTable(rowsOf(1000, 30), { schema }));
+      await twin.delete("id = 1003");
+      check("LanceDB appends, deletes and optimizes on top", (await snapshot(tbl)) === (await snapshot(twin)));
+      r = await post("/v1/table/w/count_rows", JSON.stringify({ predicate: "id >= 1000" }));
+      check("quiver counts LanceDB's rows", r.status === 200 && r.body.toString() === "29", r.body.toString());
+      r = await post("/v1/table/w/query", JSON.stringify({ k: 5, vector: [1, 2, 0], columns: ["id"], filter: "id > 10" }));
+      const got = r.status === 200 ? A.tableFromIPC(r.body).toArray().map((x) => [Number(x.id), x._distance]) : r.body.toString();
+      const want = (await tbl.vectorSearch([1, 2, 0]).where("id > 10").select(["id"]).limit(5).toArray()).map((x) => [Number(x.id), x._distance]);
+      check("quiver's QueryTable answers LanceDB's vector search", JSON.stringify(got) === JSON.stringify(want),
+        `${JSON.stringify(got)} vs ${JSON.stringify(want)}`);
+    }
+    linked.cleanup();
+  } finally {
+    await stopQuiverServe(server);
+  }
+  finish();
+}
+
+await main();

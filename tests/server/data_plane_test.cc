@@ -1,0 +1,340 @@
+// The data plane over HTTP: QueryTable (scans, filters, projections, time travel, exact vector
+// search in both wire shapes, several query vectors), CountTableRows with a predicate,
+// ExplainTableQueryPlan, AnalyzeTableQueryPlan, and the writes CreateTable, InsertIntoTable
+// and DeleteFromTable; bad requests answer 400 / code 13 (406 / 0 for full-text search) and
+// leave every byte of the store as it was.
+#include "arrow/ipc/reader.h"
+#include "arrow/ipc/writer.h"
+#include "server_fixture.h"
+#include "table/write.h"
+
+namespace quiver::server::testing {
+namespace {
+
+using nlohmann::json;
+
+class DataPlaneTest : public ServerFixture {
+ protected:
+  // `id` in the default project with rows id = first..first+n-1, name = "n<id>",
+  // v = [id % 10, id / 10] (float32, 2-d), appended (or created) as one version.
+  static arrow::RecordBatch Batch(int64_t first, int64_t n) {
+    auto schema = std::make_shared<arrow::Schema>();
+    auto v_type =
+        arrow::DataType::FixedSizeList(arrow::Field{"item", arrow::DataType::Float32(), true}, 2);
+    schema->fields.emplace_back("id", arrow::DataType::Int64(), false);
+    schema->fields.emplace_back("name", arrow::DataType::Utf8(), true);
+    schema->fields.emplace_back("v", v_type, true);
+    std::vector<int64_t> ids;
+    std::vector<std::string> names;
+    std::vector<float> items;
+    for (int64_t i = first; i < first + n; ++i) {
+      ids.push_back(i);
+      names.push_back("n" + std::to_string(i));
+      items.push_back(static_cast<float>(i % 10));
+      items.push_back(static_cast<float>(i / 10));
+    }
+    arrow::RecordBatch batch;
+    batch.schema = schema;
+    batch.length = n;
+    batch.columns = {*arrow::MakeFixedArray(arrow::DataType::Int64(), ids),
+                     *arrow::MakeBinaryArray(arrow::DataType::Utf8(), names),
+                     *arrow::MakeFixedSizeListArray(
+                         v_type, n, *arrow::MakeFixedArray(arrow::DataType::Float32(), items))};
+    return batch;
+  }
+  // Rows as Batch(first, n), as an Arrow IPC stream (the write operations' body).
+  static std::string Stream(int64_t first, int64_t n) {
+    auto batch = Batch(first, n);
+    auto bytes = arrow::ipc::WriteStreamToString(batch.schema, {batch});
+    EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+    return bytes.ok() ? *bytes : "";
+  }
+  Reply SendArrow(const std::string& target, const std::string& body) {
+    return client_->Send("POST", target, body, {}, "application/vnd.apache.arrow.stream");
+  }
+  std::string Count(const std::string& table, const std::string& predicate = "") {
+    json body = json::object();
+    if (!predicate.empty()) body["predicate"] = predicate;
+    return client_->Post("/v1/table/" + table + "/count_rows", body).body;
+  }
+
+  void Write(const catalog::TableInfo& table, int64_t first, int64_t n, table::WriteMode mode) {
+    auto batch = Batch(first, n);
+    auto root = catalog_->TableStore(table);
+    ASSERT_TRUE(root.ok()) << root.status().ToString();
+    auto stream = arrow::MakeVectorStream(batch.schema, {batch});
+    table::WriteOptions options;
+    options.mode = mode;
+    auto written = table::WriteData(table::CommitTarget{*root, std::nullopt}, *stream, options);
+    ASSERT_TRUE(written.ok()) << written.status().ToString();
+  }
+
+  void SetUp() override {
+    ServerFixture::SetUp();
+    auto t = catalog_->DeclareTable(Scoped({"d"}), {}, {});
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    table_ = *t;
+    Write(table_, 0, 60, table::WriteMode::kCreate);   // version 1
+    Write(table_, 60, 40, table::WriteMode::kAppend);  // version 2
+  }
+
+  // The answer's batches as one, checked to be an Arrow IPC file.
+  static arrow::ipc::IpcContents Rows(const Reply& reply) {
+    EXPECT_EQ(reply.status, 200) << reply.body;
+    EXPECT_EQ(reply.headers.count("content-type") ? reply.headers.at("content-type") : "",
+              "application/vnd.apache.arrow.file");
+    auto contents = arrow::ipc::ReadFileFromString(reply.body);
+    EXPECT_TRUE(contents.ok()) << contents.status().ToString();
+    return contents.ok() ? *contents : arrow::ipc::IpcContents{};
+  }
+  static std::vector<std::string> Names(const arrow::ipc::IpcContents& c) {
+    std::vector<std::string> out;
+    if (c.schema) {
+      for (const auto& f : c.schema->fields) out.push_back(f.name);
+    }
+    return out;
+  }
+  template <typename T>
+  static std::vector<T> Column(const arrow::ipc::IpcContents& c, const std::string& name) {
+    std::vector<T> out;
+    if (!c.schema) return out;
+    const int at = c.schema->FieldIndex(name);
+    EXPECT_GE(at, 0) << name;
+    if (at < 0) return out;
+    for (const auto& b : c.batches) {
+      const auto& col = *b.columns[static_cast<size_t>(at)];
+      for (int64_t i = 0; i < col.length; ++i) out.push_back(arrow::Values<T>(col)[i]);
+    }
+    return out;
+  }
+
+  catalog::TableInfo table_;
+};
+
+TEST_F(DataPlaneTest, ScansWithFilterColumnsLimitAndVersion) {
+  // The spec's shape: `vector` required but empty for a scan, columns as column_names.
+  auto rows = Rows(client_->Post("/v1/table/d/query", {{"k", 5},
+                                                       {"vector", json::object()},
+                                                       {"filter", "id >= 57"},
+                                                       {"columns", {{"column_names", {"id"}}}}}));
+  EXPECT_EQ(Names(rows), (std::vector<std::string>{"id"}));
+  EXPECT_EQ(Column<int64_t>(rows, "id"), (std::vector<int64_t>{57, 58, 59, 60, 61}));
+
+  // Time travel: version 1 holds ids 0..59; the remote client's "no limit" k and aliases.
+  rows = Rows(client_->Post("/v1/table/d/query", {{"k", 9223372036854775807LL},
+                                                  {"vector", json::array()},
+                                                  {"version", 1},
+                                                  {"filter", "id >= 57"},
+                                                  {"columns", {{"twice", "id * 2"}}},
+                                                  {"with_row_id", true}}));
+  EXPECT_EQ(Names(rows), (std::vector<std::string>{"twice", "_rowid"}));
+  EXPECT_EQ(Column<int64_t>(rows, "twice"), (std::vector<int64_t>{114, 116, 118}));
+
+  // offset, and order_by as the remote client sends it
+  rows = Rows(client_->Post("/v1/table/d/query",
+                            {{"k", 3},
+                             {"offset", 2},
+                             {"vector", json::array()},
+                             {"columns", {"id"}},
+                             {"order_by", {{{"column_name", "id"}, {"ascending", false}}}}}));
+  EXPECT_EQ(Column<int64_t>(rows, "id"), (std::vector<int64_t>{97, 96, 95}));
+}
+
+TEST_F(DataPlaneTest, VectorSearchInBothShapes) {
+  // spec: single_vector; v of id 23 is [3, 2]
+  auto rows = Rows(client_->Post("/v1/table/d/query", {{"k", 3},
+                                                       {"vector", {{"single_vector", {3, 2}}}},
+                                                       {"vector_column", "v"},
+                                                       {"columns", {{"column_names", {"id"}}}},
+                                                       {"nprobes", 20},
+                                                       {"refine_factor", 5},
+                                                       {"bypass_vector_index", true}}));
+  EXPECT_EQ(Names(rows), (std::vector<std::string>{"id", "_distance"}));
+  EXPECT_EQ(Column<int64_t>(rows, "id"), (std::vector<int64_t>{23, 13, 22}));
+  EXPECT_EQ(Column<float>(rows, "_distance"), (std::vector<float>{0, 1, 1}));
+
+  // remote: several vectors and a filter
+  rows = Rows(client_->Post("/v1/table/d/query", {{"k", 2},
+                                                  {"vector", {{3, 2}, {0, 9}}},
+                                                  {"filter", "id % 2 = 1"},
+                                                  {"columns", {"id"}},
+                                                  {"prefilter", true},
+                                                  {"distance_type", "l2"}}));
+  EXPECT_EQ(Names(rows), (std::vector<std::string>{"query_index", "id", "_distance"}));
+  EXPECT_EQ(Column<int32_t>(rows, "query_index"), (std::vector<int32_t>{0, 0, 1, 1}));
+  EXPECT_EQ(Column<int64_t>(rows, "id"), (std::vector<int64_t>{23, 13, 91, 81}));
+
+  // a distance range
+  rows = Rows(client_->Post("/v1/table/d/query", {{"k", 100},
+                                                  {"vector", {3, 2}},
+                                                  {"columns", {"id"}},
+                                                  {"lower_bound", 0.5},
+                                                  {"upper_bound", 1.5}}));
+  EXPECT_EQ(Column<int64_t>(rows, "id"), (std::vector<int64_t>{13, 22, 24, 33}));
+}
+
+TEST_F(DataPlaneTest, CountExplainAnalyze) {
+  EXPECT_EQ(client_->Post("/v1/table/d/count_rows", json::object()).body, "100");
+  EXPECT_EQ(client_->Post("/v1/table/d/count_rows", {{"predicate", "id % 3 = 0"}}).body, "34");
+  EXPECT_EQ(
+      client_->Post("/v1/table/d/count_rows", {{"predicate", "id >= 50"}, {"version", 1}}).body,
+      "10");
+  EXPECT_EQ(client_->Get("/v1/table/d/count_rows?predicate=id%20%3C%205").body, "5");
+
+  auto explained = client_->Post(
+      "/v1/table/d/explain_plan",
+      {{"query", {{"k", 3}, {"vector", {1, 2}}, {"filter", "id > 4"}}}, {"verbose", true}});
+  ASSERT_EQ(explained.status, 200) << explained.body;
+  ASSERT_TRUE(explained.Json().is_string()) << explained.body;
+  EXPECT_NE(explained.Json().get<std::string>().find("KNN"), std::string::npos);
+  ExpectError(client_->Post("/v1/table/d/explain_plan", {{"verbose", true}}), 400, 13);
+
+  auto analyzed =
+      client_->Post("/v1/table/d/analyze_plan", {{"k", 10}, {"vector", {}}, {"filter", "id > 4"}});
+  ASSERT_EQ(analyzed.status, 200) << analyzed.body;
+  ASSERT_TRUE(analyzed.Json().is_string()) << analyzed.body;
+  EXPECT_NE(analyzed.Json().get<std::string>().find("rows: 10"), std::string::npos)
+      << analyzed.body;
+}
+
+TEST_F(DataPlaneTest, BadRequestsAnswer400AndChangeNothing) {
+  const auto before = Snapshot();
+  const json bad[] = {
+      {{"k", 3}, {"vector", json::array()}, {"filter", "id >"}},
+      {{"k", 3}, {"vector", json::array()}, {"filter", "nope = 1"}},
+      {{"k", 3}, {"vector", json::array()}, {"columns", {"nope"}}},
+      {{"k", 3}, {"vector", {1, 2, 3}}},
+      {{"k", 3}, {"vector", {1, 2}}, {"distance_type", "manhattan"}},
+      {{"k", 3}, {"vector", {1, 2}}, {"distance_type", "hamming"}},
+      {{"k", 3}, {"vector", {1, 2}}, {"vector_column", "name"}},
+      {{"k", -1}, {"vector", json::array()}},
+      {{"k", 3}, {"vector", {"a", "b"}}},
+      {{"k", 3}, {"vector", json::array()}, {"columns", 5}},
+      {{"k", 3}, {"vector", json::array()}, {"version", 99}},
+  };
+  for (const json& body : bad) {
+    auto reply = client_->Post("/v1/table/d/query", body);
+    if (body.contains("version")) {
+      EXPECT_EQ(reply.status, 404) << body.dump() << " " << reply.body;
+      continue;
+    }
+    ExpectError(reply, 400, 13, body.dump());
+  }
+  ExpectError(client_->Post("/v1/table/d/query",
+                            {{"k", 3},
+                             {"vector", json::array()},
+                             {"full_text_query", {{"string_query", {{"query", "n1"}}}}}}),
+              406, 0);
+  ExpectError(client_->Post("/v1/table/d/count_rows", {{"predicate", "id >"}}), 400, 13);
+  ExpectError(client_->Post("/v1/table/nope/query", {{"k", 1}, {"vector", json::array()}}), 404, 4);
+  EXPECT_EQ(Snapshot(), before);
+}
+
+TEST_F(DataPlaneTest, InsertAppendsAndOverwrites) {
+  auto appended = SendArrow("/v1/table/d/insert", Stream(100, 10));
+  ASSERT_EQ(appended.status, 200) << appended.body;
+  EXPECT_EQ(appended.Json()["version"], 3);
+  EXPECT_EQ(appended.Json()["num_inserted_rows"], 10);
+  EXPECT_EQ(Count("d"), "110");
+  EXPECT_EQ(Count("d", "id >= 100"), "10");
+
+  auto overwritten = SendArrow("/v1/table/d/insert?mode=overwrite", Stream(500, 3));
+  ASSERT_EQ(overwritten.status, 200) << overwritten.body;
+  EXPECT_EQ(overwritten.Json()["version"], 4);
+  EXPECT_EQ(Count("d"), "3");
+  auto rows = Rows(client_->Post("/v1/table/d/query",
+                                 {{"k", 10}, {"vector", json::array()}, {"columns", {"id"}}}));
+  EXPECT_EQ(Column<int64_t>(rows, "id"), (std::vector<int64_t>{500, 501, 502}));
+  // The overwritten rows are still there at version 3.
+  EXPECT_EQ(client_->Post("/v1/table/d/count_rows", {{"version", 3}}).body, "110");
+
+  // A declared table gets its first version from an insert.
+  ASSERT_TRUE(catalog_->DeclareTable(Scoped({"later"}), {}, {}).ok());
+  auto first = SendArrow("/v1/table/later/insert", Stream(0, 4));
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(first.Json()["version"], 1);
+  EXPECT_EQ(Count("later"), "4");
+}
+
+TEST_F(DataPlaneTest, BadWritesAnswer400AndChangeNothing) {
+  const auto before = Snapshot();
+  ExpectError(SendArrow("/v1/table/d/insert", ""), 400, 13, "empty body");
+  ExpectError(SendArrow("/v1/table/d/insert", "not arrow at all"), 400, 13, "garbage");
+  std::string truncated = Stream(100, 50);
+  truncated.resize(truncated.size() / 2);
+  ExpectError(SendArrow("/v1/table/d/insert", truncated), 400, 13, "truncated");
+  ExpectError(SendArrow("/v1/table/d/insert?mode=sometimes", Stream(100, 1)), 400, 13, "mode");
+  {
+    auto schema = std::make_shared<arrow::Schema>();
+    schema->fields.emplace_back("other", arrow::DataType::Int32(), true);
+    arrow::RecordBatch batch;
+    batch.schema = schema;
+    batch.length = 1;
+    batch.columns = {*arrow::MakeFixedArray(arrow::DataType::Int32(), std::vector<int32_t>{1})};
+    ExpectError(SendArrow("/v1/table/d/insert", *arrow::ipc::WriteStreamToString(schema, {batch})),
+                400, 13, "schema");
+  }
+  ExpectError(client_->Post("/v1/table/d/delete", json::object()), 400, 13, "no predicate");
+  ExpectError(client_->Post("/v1/table/d/delete", {{"predicate", "id >"}}), 400, 13, "bad SQL");
+  ExpectError(client_->Post("/v1/table/d/delete", {{"predicate", "nope = 3"}}), 400, 13, "column");
+  ExpectError(client_->Post("/v1/table/d/delete", {{"predicate", " "}}), 400, 13, "blank");
+  ExpectError(SendArrow("/v1/table/d/create", Stream(0, 1)), 409, 5, "exists");
+  ExpectError(SendArrow("/v1/table/fresh/create", "garbage"), 400, 13, "create garbage");
+  ExpectError(SendArrow("/v1/table/nope/insert", Stream(0, 1)), 404, 4, "no table");
+  EXPECT_EQ(Snapshot(), before);
+  // The failed create left no name behind.
+  ExpectError(client_->Post("/v1/table/fresh/describe", json::object()), 404, 4);
+}
+
+TEST_F(DataPlaneTest, CreateTableModes) {
+  auto created = SendArrow("/v1/table/fresh/create", Stream(0, 5));
+  ASSERT_EQ(created.status, 200) << created.body;
+  EXPECT_EQ(created.Json()["version"], 1);
+  EXPECT_EQ(created.Json()["location"],
+            client_->Post("/v1/table/fresh/describe", json::object()).Json()["location"]);
+  EXPECT_EQ(Count("fresh"), "5");
+  auto kept = SendArrow("/v1/table/fresh/create?mode=exist_ok", Stream(0, 9));
+  ASSERT_EQ(kept.status, 200) << kept.body;
+  EXPECT_EQ(kept.Json()["version"], 1);
+  EXPECT_EQ(Count("fresh"), "5");
+  auto replaced = SendArrow("/v1/table/fresh/create?mode=overwrite", Stream(0, 9));
+  ASSERT_EQ(replaced.status, 200) << replaced.body;
+  EXPECT_EQ(replaced.Json()["version"], 2);
+  EXPECT_EQ(Count("fresh"), "9");
+
+  // A schema and no batches: an empty table with that schema.
+  auto schema = Batch(0, 1).schema;
+  auto empty = SendArrow("/v1/table/empty/create?properties=%7B%22team%22%3A%22ml%22%7D",
+                         *arrow::ipc::WriteStreamToString(schema, {}));
+  ASSERT_EQ(empty.status, 200) << empty.body;
+  EXPECT_EQ(empty.Json()["properties"]["team"], "ml");
+  EXPECT_EQ(Count("empty"), "0");
+  auto rows = Rows(client_->Post("/v1/table/empty/query", {{"k", 10}, {"vector", json::array()}}));
+  EXPECT_EQ(Names(rows), (std::vector<std::string>{"id", "name", "v"}));
+}
+
+TEST_F(DataPlaneTest, DeleteByPredicate) {
+  auto deleted = client_->Post("/v1/table/d/delete", {{"predicate", "id % 2 = 0 OR id >= 90"}});
+  ASSERT_EQ(deleted.status, 200) << deleted.body;
+  EXPECT_EQ(deleted.Json()["version"], 3);
+  EXPECT_EQ(deleted.Json()["num_deleted_rows"], 55);
+  EXPECT_EQ(Count("d"), "45");
+  EXPECT_EQ(Count("d", "id % 2 = 0"), "0");
+  // Nothing matches: no new version.
+  auto none = client_->Post("/v1/table/d/delete", {{"predicate", "id > 1000"}});
+  ASSERT_EQ(none.status, 200) << none.body;
+  EXPECT_EQ(none.Json()["version"], 3);
+  EXPECT_EQ(none.Json()["num_deleted_rows"], 0);
+  // Vector search no longer finds deleted rows (v of 22 was [2, 2]).
+  auto rows =
+      Rows(client_->Post("/v1/table/d/query", {{"k", 1}, {"vector", {2, 2}}, {"columns", {"id"}}}));
+  EXPECT_NE(Column<int64_t>(rows, "id"), (std::vector<int64_t>{22}));
+  // Every row: the fragments leave the manifest.
+  auto all = client_->Post("/v1/table/d/delete", {{"predicate", "true"}});
+  ASSERT_EQ(all.status, 200) << all.body;
+  EXPECT_EQ(all.Json()["num_deleted_rows"], 45);
+  EXPECT_EQ(Count("d"), "0");
+}
+
+}  // namespace
+}  // namespace quiver::server::testing
