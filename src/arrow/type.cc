@@ -4,6 +4,20 @@
 
 namespace quiver::arrow {
 
+int64_t TimeUnitsPerSecond(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kSecond:
+      return 1;
+    case TimeUnit::kMilli:
+      return 1000;
+    case TimeUnit::kMicro:
+      return 1000000;
+    case TimeUnit::kNano:
+      return 1000000000;
+  }
+  return 1;
+}
+
 std::string_view TimeUnitName(TimeUnit unit) {
   switch (unit) {
     case TimeUnit::kSecond:

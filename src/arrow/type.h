@@ -51,6 +51,7 @@ enum class TypeId : uint8_t {
 enum class TimeUnit : uint8_t { kSecond, kMilli, kMicro, kNano };
 
 std::string_view TimeUnitName(TimeUnit unit);  // "s", "ms", "us", "ns"
+int64_t TimeUnitsPerSecond(TimeUnit unit);     // 1, 1000, 1000000, 1000000000
 
 // Key/value metadata of a field or schema, in the order it was written.
 using Metadata = std::vector<std::pair<std::string, std::string>>;

@@ -14,6 +14,7 @@
 #include "common/strings.h"
 #include "query/delete_where.h"
 #include "query/query.h"
+#include "query/update_where.h"
 
 namespace quiver::cli {
 namespace {
@@ -196,6 +197,37 @@ int RunDelete(const DeleteArgs& args) {
   return 0;
 }
 
+struct UpdateArgs {
+  std::string uri;
+  std::vector<std::string> set;  // COLUMN=SQL
+  std::string where;
+  std::string branch;
+};
+
+int RunUpdate(const UpdateArgs& args) {
+  std::vector<std::pair<std::string, std::string>> updates;
+  for (const std::string& s : args.set) {
+    const size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return UsageError(Status::InvalidInput(fmt::format("--set '{}' is not COLUMN=SQL", s)));
+    }
+    updates.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  auto root = OpenExistingStore(args.uri);
+  if (!root.ok()) return Fail(root.status());
+  std::optional<std::string> branch;
+  if (!args.branch.empty() && args.branch != "main") branch = args.branch;
+  auto updated = query::UpdateWhere(table::CommitTarget{*root, branch}, updates, args.where);
+  if (!updated.ok()) return Fail(updated.status());
+  if (updated->rows_updated == 0) {
+    std::cout << "no row matches; nothing committed (version " << updated->version << ")\n";
+  } else {
+    std::cout << "updated " << updated->rows_updated << " rows; committed version "
+              << updated->version << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 void AddQueryCommands(CLI::App& table, int* exit_code) {
@@ -261,6 +293,18 @@ void AddQueryCommands(CLI::App& table, int* exit_code) {
       ->required();
   del->add_option("--branch", d->branch, "a branch (default: main)");
   del->callback([d, exit_code] { *exit_code = RunDelete(*d); });
+
+  auto u = std::make_shared<UpdateArgs>();
+  CLI::App* update = table.add_subcommand(
+      "update",
+      "Set columns to SQL expressions of the old row where a predicate holds (one Update commit: "
+      "the rows rewritten into new fragments, as Lance does)");
+  update->add_option("uri", u->uri, "dataset root")->required();
+  update->add_option("--set", u->set, "COLUMN=SQL, e.g. --set 'price=price * 1.1' (repeatable)")
+      ->required();
+  update->add_option("--where", u->where, "SQL predicate (default: every row)");
+  update->add_option("--branch", u->branch, "a branch (default: main)");
+  update->callback([u, exit_code] { *exit_code = RunUpdate(*u); });
 }
 
 }  // namespace quiver::cli

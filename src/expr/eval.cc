@@ -319,20 +319,6 @@ bool ParseDate(std::string_view s, size_t& at, int64_t* days) {
   return true;
 }
 
-int64_t UnitsPerSecond(arrow::TimeUnit unit) {
-  switch (unit) {
-    case arrow::TimeUnit::kSecond:
-      return 1;
-    case arrow::TimeUnit::kMilli:
-      return 1000;
-    case arrow::TimeUnit::kMicro:
-      return 1000000;
-    case arrow::TimeUnit::kNano:
-      return 1000000000;
-  }
-  return 1;
-}
-
 // 'YYYY-MM-DD[( |T)HH:MM[:SS[.fraction]]][Z|±HH:MM]' in nanoseconds since the epoch (UTC).
 bool ParseTimestampNanos(std::string_view s, int64_t* nanos) {
   size_t at = 0;
@@ -464,7 +450,7 @@ Vec RescaleTimestamp(const Vec& v, arrow::TimeUnit unit) {
   if (v.unit == unit) return v;
   Vec out = v;
   out.unit = unit;
-  const int64_t from = UnitsPerSecond(v.unit), to = UnitsPerSecond(unit);
+  const int64_t from = arrow::TimeUnitsPerSecond(v.unit), to = arrow::TimeUnitsPerSecond(unit);
   for (int64_t& x : out.i) x = to >= from ? x * (to / from) : x / (from / to);
   return out;
 }
@@ -1125,7 +1111,7 @@ class Evaluator {
           if (v.kind == VKind::kDate || v.kind == VKind::kInt) {
             out.i[a] = v.i[a];
           } else if (v.kind == VKind::kTimestamp) {
-            const int64_t per_day = 86400 * UnitsPerSecond(v.unit);
+            const int64_t per_day = 86400 * arrow::TimeUnitsPerSecond(v.unit);
             out.i[a] = v.i[a] >= 0 ? v.i[a] / per_day : -((-v.i[a] + per_day - 1) / per_day);
           } else if (v.kind == VKind::kString) {
             size_t at = 0;

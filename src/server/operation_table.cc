@@ -87,7 +87,7 @@ std::vector<Operation> MakeTable() {
       {"MergeInsertIntoTable", "POST", "/v1/table/{id}/merge_insert", 200, kSpec, kOneMethod,
        B::kArrow, A::kAuthenticated, D::kDestructive, P::kWriteData, T::kTable, nullptr},
       {"UpdateTable", "POST", "/v1/table/{id}/update", 200, kSpec, kOneMethod, B::kJson,
-       A::kAuthenticated, D::kDestructive, P::kWriteData, T::kTable, nullptr},
+       A::kAuthenticated, D::kDestructive, P::kWriteData, T::kTable, HandleUpdateTable},
       {"DeleteFromTable", "POST", "/v1/table/{id}/delete", 200, kSpec, kOneMethod, B::kJson,
        A::kAuthenticated, D::kDestructive, P::kWriteData, T::kTable, HandleDeleteFromTable},
       {"QueryTable", "POST", "/v1/table/{id}/query", 200, kSpec, kOneMethod, B::kJson,

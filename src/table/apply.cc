@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "format/feature_flags.h"
+#include "format/fragment_bitmap.h"
 #include "format/lance_proto.h"
 #include "table/apply_data.h"
 #include "table/commit.h"
@@ -95,6 +96,38 @@ Status ApplyDelete(const Transaction::Delete& d, Manifest& m) {
   return Status::OK();
 }
 
+// Lance's Update (build_manifest): the fragments whose rows moved are replaced (deletion files)
+// or removed as a Delete does, the new fragments are added with fresh ids, and indices on a
+// modified field stop claiming the fragments whose rows changed (their entries would be stale;
+// the rows now live in new fragments no index covers, which readers search unindexed).
+Status ApplyUpdate(const Transaction::Update& u, Manifest& m,
+                   std::shared_ptr<lance::table::IndexSection>* indices) {
+  Transaction::Delete as_delete;
+  *as_delete.mutable_updated_fragments() = u.updated_fragments();
+  *as_delete.mutable_deleted_fragment_ids() = u.removed_fragment_ids();
+  QV_RETURN_IF_ERROR(ApplyDelete(as_delete, m));
+  Transaction::Append as_append;
+  *as_append.mutable_fragments() = u.new_fragments();
+  QV_RETURN_IF_ERROR(ApplyAppend(as_append, m));
+  if (!*indices || u.fields_modified_size() == 0) return Status::OK();
+  std::vector<uint32_t> moved;
+  for (const auto& f : u.updated_fragments()) moved.push_back(static_cast<uint32_t>(f.id()));
+  for (uint64_t id : u.removed_fragment_ids()) moved.push_back(static_cast<uint32_t>(id));
+  const std::set<uint32_t> modified(u.fields_modified().begin(), u.fields_modified().end());
+  auto section = std::make_shared<lance::table::IndexSection>(**indices);
+  for (auto& index : *section->mutable_indices()) {
+    bool touched = false;
+    for (int32_t field : index.fields())
+      touched |= modified.count(static_cast<uint32_t>(field)) != 0;
+    if (!touched || index.fragment_bitmap().empty()) continue;
+    QV_ASSIGN_OR_RETURN(std::string pruned,
+                        format::RemoveFromFragmentBitmap(index.fragment_bitmap(), moved));
+    index.set_fragment_bitmap(std::move(pruned));
+  }
+  *indices = std::move(section);
+  return Status::OK();
+}
+
 }  // namespace
 
 void StampManifest(lance::table::Manifest& manifest, uint64_t version, int64_t now_nanos,
@@ -174,6 +207,12 @@ Result<AppliedManifest> ApplyTransaction(const Transaction& txn, const format::M
       break;
     case Transaction::kDelete:
       QV_RETURN_IF_ERROR(ApplyDelete(txn.delete_(), m));
+      break;
+    case Transaction::kUpdate:
+      if (txn.update().update_mode() != Transaction::REWRITE_ROWS) {
+        return Status::Unsupported("quiver cannot commit column-rewriting updates yet");
+      }
+      QV_RETURN_IF_ERROR(ApplyUpdate(txn.update(), m, &out.index_section));
       break;
     case Transaction::kCreateIndex: {
       // Only index removal (drop_index) is applied here; building indices is not supported.

@@ -1,8 +1,9 @@
 // Turning the latest manifest into the next one by applying a transaction (Rust's
 // build_manifest, lance-table-format.md §2.8), for the operations quiver commits: Restore,
-// UpdateConfig, Project, ReserveFragments, CreateIndex (removal only), Delete, and Append and
-// Overwrite (apply_data.h). The rest (Update, Merge, Rewrite, new indices) arrive with the data
-// plane, compaction and index building, and are Unsupported here.
+// UpdateConfig, Project, ReserveFragments, CreateIndex (removal only), Delete, Update (rewriting
+// rows), and Append and Overwrite (apply_data.h). The rest (Merge, Rewrite, column-rewriting
+// updates, new indices) arrive with merge-insert, compaction and index building, and are
+// Unsupported here.
 //
 // The result carries everything the previous manifest had (fragments, max_fragment_id,
 // next_row_id, config, table metadata, base paths, branch, unknown fields) except what the

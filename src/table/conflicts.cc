@@ -178,6 +178,7 @@ Status CheckConflict(const Transaction& mine, const Transaction& theirs, uint64_
       return Status::OK();
     }
     case Op::kDelete:
+    case Op::kUpdate:
       return CheckDeleteConflict(mine, theirs, their_version);
     case Op::kAppend:
       // Appended fragments get their ids at commit time, so appends rebase onto anything that

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "common/result.h"
+#include "format/lance_proto.h"
 #include "table/commit.h"
+#include "table/dataset.h"
 #include "table/operations.h"
 
 namespace quiver::table {
@@ -27,6 +29,15 @@ namespace quiver::table {
 // puts the SQL filter there). As for Take: InvalidInput for an offset past its fragment's physical
 // rows; InvalidInput with subcode NotFound (Status::IsNotFound) for an address in a fragment the
 // version does not have.
+// What removing `row_addresses` from version `ds` changes, with the new deletion files already
+// written: the fragments that keep rows (naming their new deletion file) and the ids of those left
+// without any. Errors as DeleteRows'. Shared with updates (update_rows.h).
+struct DeletionEdits {
+  std::vector<lance::table::DataFragment> updated;
+  std::vector<uint64_t> removed;
+};
+Result<DeletionEdits> WriteDeletions(const Dataset& ds, const std::vector<uint64_t>& row_addresses);
+
 Result<CommitResult> DeleteRows(const CommitTarget& target,
                                 const std::vector<uint64_t>& row_addresses,
                                 const std::string& predicate = "",

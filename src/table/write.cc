@@ -193,10 +193,7 @@ class FragmentWriter {
   void Abort() {
     if (writer_) writer_->Abort();
     writer_.reset();
-    for (const auto& f : fragments_) {
-      IgnoreStatus(store_->Delete("data/" + f.files(0).path()),
-                   "an unreferenced data file that cleanup removes later");
-    }
+    DeleteFragmentFiles(*store_, fragments_);
   }
 
   std::vector<lance::table::DataFragment>& fragments() { return fragments_; }
@@ -243,7 +240,59 @@ class FragmentWriter {
   uint64_t rows_ = 0, bytes_ = 0;
 };
 
+// Writes every batch of `input` through `writer`; on error the files written are deleted.
+Status WriteAll(arrow::BatchStream& input, FragmentWriter& writer) {
+  while (true) {
+    Result<std::optional<arrow::RecordBatch>> batch = input.Next();
+    if (!batch.ok()) {
+      writer.Abort();
+      return batch.status();
+    }
+    if (!*batch) break;
+    Status added = writer.Add(**batch);
+    if (!added.ok()) {
+      writer.Abort();
+      return added;
+    }
+  }
+  if (Status finished = writer.Finish(); !finished.ok()) {
+    writer.Abort();
+    return finished;
+  }
+  return Status::OK();
+}
+
 }  // namespace
+
+void DeleteFragmentFiles(ObjectStore& store,
+                         const std::vector<lance::table::DataFragment>& fragments) {
+  for (const auto& f : fragments) {
+    for (const auto& file : f.files()) {
+      IgnoreStatus(store.Delete("data/" + file.path()),
+                   "an unreferenced data file that cleanup removes later");
+    }
+  }
+}
+
+Result<WrittenFragments> WriteFragments(const Dataset& ds, arrow::BatchStream& input,
+                                        const WriteOptions& options) {
+  if (options.max_rows_per_file == 0) return Status::InvalidInput("max_rows_per_file must be > 0");
+  if (options.max_bytes_per_file == 0) {
+    return Status::InvalidInput("max_bytes_per_file must be > 0");
+  }
+  QV_ASSIGN_OR_RETURN(arrow::Schema table_schema, format::ToArrowSchema(ds.schema()));
+  QV_RETURN_IF_ERROR(CheckAppendSchema(table_schema, *input.schema()));
+  WriteOptions write_options = options;
+  QV_ASSIGN_OR_RETURN(write_options.file.version, WriteFileVersion(TableStorageVersion(ds)));
+  const format::Schema& schema = ds.schema();
+  FragmentWriter writer(ds.store(), schema, write_options);
+  QV_RETURN_IF_ERROR(WriteAll(input, writer));
+  WrittenFragments out;
+  out.fragments = std::move(writer.fragments());
+  out.rows = writer.rows();
+  out.bytes = writer.bytes();
+  return out;
+}
 
 Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& input,
                               const WriteOptions& options) {
@@ -294,23 +343,7 @@ Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& in
   QV_ASSIGN_OR_RETURN(write_options.file.version, WriteFileVersion(storage_version));
 
   FragmentWriter writer(store, schema, write_options);
-  while (true) {
-    Result<std::optional<arrow::RecordBatch>> batch = input.Next();
-    if (!batch.ok()) {
-      writer.Abort();
-      return batch.status();
-    }
-    if (!*batch) break;
-    Status added = writer.Add(**batch);
-    if (!added.ok()) {
-      writer.Abort();
-      return added;
-    }
-  }
-  if (Status finished = writer.Finish(); !finished.ok()) {
-    writer.Abort();
-    return finished;
-  }
+  QV_RETURN_IF_ERROR(WriteAll(input, writer));
 
   const uint64_t num_fragments = writer.fragments().size();
   lance::table::Transaction txn;

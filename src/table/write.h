@@ -26,7 +26,9 @@
 #include "arrow/record_batch.h"
 #include "common/result.h"
 #include "format/lance_file_writer.h"
+#include "format/lance_proto.h"
 #include "table/commit.h"
+#include "table/dataset.h"
 #include "table/operations.h"
 
 namespace quiver::table {
@@ -59,5 +61,21 @@ struct WriteResult {
 // stable row ids get ids for the new rows at commit time (apply_data.h).
 Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& input,
                               const WriteOptions& options = {});
+
+// For writers that build their own transaction (updates): `input`'s rows, in `ds`'s Arrow schema,
+// written under `ds`'s data/ in its file format and schema as fragments (ids 0: assigned at
+// commit), cut as WriteData cuts them (options.mode and options.commit are not used). Nothing
+// is committed; on error the files written are deleted.
+struct WrittenFragments {
+  std::vector<lance::table::DataFragment> fragments;
+  uint64_t rows = 0;
+  uint64_t bytes = 0;
+};
+Result<WrittenFragments> WriteFragments(const Dataset& ds, arrow::BatchStream& input,
+                                        const WriteOptions& options = {});
+// Deletes the data files of fragments no committed manifest references (best effort: cleanup
+// removes what remains).
+void DeleteFragmentFiles(ObjectStore& store,
+                         const std::vector<lance::table::DataFragment>& fragments);
 
 }  // namespace quiver::table

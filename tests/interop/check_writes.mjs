@@ -1,5 +1,5 @@
 // The data plane's writes against LanceDB: tables quiver writes through its server (CreateTable,
-// InsertIntoTable with Arrow IPC bodies made by apache-arrow, DeleteFromTable) and its CLI
+// InsertIntoTable with Arrow IPC bodies made by apache-arrow, UpdateTable, DeleteFromTable) and its CLI
 // (`quiver table delete --where`) are read by LanceDB with the rows a LanceDB-only twin holds
 // (the same operations run by LanceDB on its own copy), and LanceDB appends, deletes and
 // optimizes on top; quiver's QueryTable answers what LanceDB's query answers on the result.
@@ -67,6 +67,11 @@ async function main() {
     check("DeleteFromTable answers 200", r.status === 200, r.body.toString());
     await twin.delete("id % 3 = 1 OR s IS NULL");
     check("DeleteFromTable counts what LanceDB deletes", json(r)?.num_deleted_rows === 200 - (await twin.countRows()),
+      JSON.stringify(json(r)));
+    r = await post("/v1/table/w/update", JSON.stringify({ predicate: "id >= 150", updates: [["x", "x * 2 + 1"], ["s", "upper(s)"]] }));
+    check("UpdateTable answers 200", r.status === 200, r.body.toString());
+    await twin.update({ where: "id >= 150", valuesSql: { x: "x * 2 + 1", s: "upper(s)" } });
+    check("UpdateTable counts the rows LanceDB updates", json(r)?.rows_updated === (await twin.countRows("id >= 150")),
       JSON.stringify(json(r)));
     const dsPath = resolveDatasetPath(location ?? "");
     const del = quiver("table", "delete", dsPath, "--where", "x > 30 AND id < 190");

@@ -113,7 +113,7 @@ const Row kMatrix[] = {
   {"AlterTableDropColumns",      kTbl,   D,     A,     A,    A,    X},
   {"InsertIntoTable",            kTbl,   D,     A,     A,    A,    X},
   {"MergeInsertIntoTable",       kTbl,   D,     A,     A,    A,    A},  // 406
-  {"UpdateTable",                kTbl,   D,     A,     A,    A,    A},  // 406
+  {"UpdateTable",                kTbl,   D,     A,     A,    A,    X},
   {"DeleteFromTable",            kTbl,   D,     A,     A,    A,    X},
   {"AlterTableAddColumns",       kTbl,   D,     A,     A,    A,    A},  // 406
   {"AlterTableBackfillColumns",  kTbl,   D,     A,     A,    A,    A},  // 406

@@ -313,6 +313,53 @@ TEST_F(DataPlaneTest, CreateTableModes) {
   EXPECT_EQ(Names(rows), (std::vector<std::string>{"id", "name", "v"}));
 }
 
+// UpdateTable's `updates`: a JSON array of [column, expression] arrays (braces alone would make
+// nlohmann build an object of them).
+json Pairs(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  json out = json::array();
+  for (const auto& [column, sql] : pairs) out.push_back(json::array({column, sql}));
+  return out;
+}
+
+TEST_F(DataPlaneTest, UpdateByPredicate) {
+  auto updated = client_->Post(
+      "/v1/table/d/update", {{"predicate", "id >= 90"},
+                             {"updates", Pairs({{"name", "upper(name)"}, {"id", "id + 1000"}})}});
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(updated.Json()["version"], 3);
+  EXPECT_EQ(updated.Json()["rows_updated"], 10);
+  EXPECT_EQ(updated.Json()["updated_rows"], 10);
+  EXPECT_EQ(Count("d"), "100");
+  EXPECT_EQ(Count("d", "id >= 1090 AND name LIKE 'N%'"), "10");
+  EXPECT_EQ(Count("d", "id >= 90 AND id < 100"), "0");
+  // Without a predicate: every row.
+  auto all = client_->Post("/v1/table/d/update", {{"updates", Pairs({{"name", "'x'"}})}});
+  ASSERT_EQ(all.status, 200) << all.body;
+  EXPECT_EQ(all.Json()["rows_updated"], 100);
+  EXPECT_EQ(Count("d", "name = 'x'"), "100");
+  // The vector search still finds every row (v of 23 is [3, 2]).
+  auto rows =
+      Rows(client_->Post("/v1/table/d/query", {{"k", 1}, {"vector", {3, 2}}, {"columns", {"id"}}}));
+  EXPECT_EQ(Column<int64_t>(rows, "id"), (std::vector<int64_t>{23}));
+
+  const auto before = Snapshot();
+  ExpectError(client_->Post("/v1/table/d/update", json::object()), 400, 13, "no updates");
+  ExpectError(client_->Post("/v1/table/d/update", {{"updates", json::array()}}), 400, 13, "empty");
+  ExpectError(
+      client_->Post("/v1/table/d/update", {{"updates", json::array({json::array({"name"})})}}), 400,
+      13, "pair");
+  ExpectError(client_->Post("/v1/table/d/update", {{"updates", Pairs({{"nope", "1"}})}}), 404, 12,
+              "column");
+  ExpectError(client_->Post("/v1/table/d/update", {{"updates", Pairs({{"id", "name"}})}}), 400, 13,
+              "type");
+  ExpectError(client_->Post("/v1/table/d/update", {{"updates", Pairs({{"id", "id +"}})}}), 400, 13,
+              "SQL");
+  ExpectError(client_->Post("/v1/table/d/update",
+                            {{"predicate", "nope"}, {"updates", Pairs({{"id", "1"}})}}),
+              400, 13, "predicate");
+  EXPECT_EQ(Snapshot(), before);
+}
+
 TEST_F(DataPlaneTest, DeleteByPredicate) {
   auto deleted = client_->Post("/v1/table/d/delete", {{"predicate", "id % 2 = 0 OR id >= 90"}});
   ASSERT_EQ(deleted.status, 200) << deleted.body;

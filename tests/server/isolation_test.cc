@@ -159,7 +159,9 @@ Tenant MakeTenant(std::mt19937_64& rng, const std::string& project, int world) {
 
 // --- one world ---------------------------------------------------------------------------------
 
-struct Request {
+// (Named apart from authz_fixture.h's Request: the sanitizer trees unity-build test files
+// together.)
+struct FuzzRequest {
   std::string op;  // what the generator aimed at
   std::string method;
   std::string target;
@@ -328,7 +330,7 @@ class World : public ServerFixture {
   }
 
   // Sends `r` as alpha's admin.
-  Reply Send(const Request& r) {
+  Reply Send(const FuzzRequest& r) {
     catalog_->registry().FlushLog();  // ListEvents must see the same log in both worlds
     std::map<std::string, std::string> headers = r.headers;
     headers["x-api-key"] = r.as_reader ? alpha_reader_key_ : alpha_key_;
@@ -535,10 +537,10 @@ class Generator {
 
   std::mt19937_64& rng() { return rng_; }
 
-  Request Next() {
+  FuzzRequest Next() {
     t_ = tenants_[rng_() % 2];
     const Operation* op = ops_[rng_() % ops_.size()];
-    Request r;
+    FuzzRequest r;
     r.as_reader = Chance(25);
     r.op = std::string(op->name);
     r.method = std::string(op->method);
@@ -867,7 +869,7 @@ class Generator {
     return it == kFields.end() ? std::vector<std::string>{} : it->second;
   }
 
-  std::string Body(const Operation& op, const ObjectId& path_id, bool has_id, Request* r) {
+  std::string Body(const Operation& op, const ObjectId& path_id, bool has_id, FuzzRequest* r) {
     int dice = static_cast<int>(rng_() % 100);
     if (dice < 5) return "";
     if (dice < 7) return "null";
@@ -1004,14 +1006,14 @@ class IsolationTest : public ::testing::Test {
     for (World& w : worlds_) w.Stop();
   }
 
-  std::string Where(int i, const Request& r) const {
+  std::string Where(int i, const FuzzRequest& r) const {
     return fmt::format("\nseed {:#x} (QUIVER_ISOLATION_SEED), request #{}:\n{}", seed_, i,
                        r.Describe());
   }
 
   // (1): the response of world `w` names nothing of its second tenant that the request did not
   // name and that alpha does not hold or held before (an earlier request gave it the name).
-  void CheckNoLeak(int w, int i, const Request& r, const Reply& reply) {
+  void CheckNoLeak(int w, int i, const FuzzRequest& r, const Reply& reply) {
     std::string text = ReplyText(reply);
     std::string request_text = r.Text();
     for (const std::string& s : secrets_[w]) {
@@ -1026,7 +1028,7 @@ class IsolationTest : public ::testing::Test {
   }
 
   // (3): both worlds answer alike.
-  void CheckSame(int i, const Request& r, const Reply& a, const Reply& b, const char* what) {
+  void CheckSame(int i, const FuzzRequest& r, const Reply& a, const Reply& b, const char* what) {
     std::string na = Normalize(a.body), nb = Normalize(b.body);
     if (a.status == b.status && na == nb) return;
     ADD_FAILURE() << what << ": the worlds answer differently" << Where(i, r)
@@ -1035,7 +1037,7 @@ class IsolationTest : public ::testing::Test {
     ++failures_;
   }
 
-  std::pair<Reply, Reply> SendBoth(const Request& r) {
+  std::pair<Reply, Reply> SendBoth(const FuzzRequest& r) {
     std::pair<Reply, Reply> out = {worlds_[0].Send(r), worlds_[1].Send(r)};
     // A refused request changes nothing; anything else may have given alpha a name.
     if (out.first.status < 400) NoteHeld(0);
@@ -1058,8 +1060,8 @@ class IsolationTest : public ::testing::Test {
   std::set<std::string> held_[2];  // per world: the second tenants' names alpha holds or held
 };
 
-Request Substituted(const Request& r, const std::map<std::string, std::string>& names) {
-  Request out = r;
+FuzzRequest Substituted(const FuzzRequest& r, const std::map<std::string, std::string>& names) {
+  FuzzRequest out = r;
   for (const auto& [from, to] : names) {
     ReplaceAll(&out.target, from, to);
     ReplaceAll(&out.body, from, to);
@@ -1085,7 +1087,7 @@ TEST_F(IsolationTest, AlphaAdminCannotReachAnotherTenant) {
   std::map<int, int> statuses;
   int substitutions = 0, requests = 0, held = 0;
   for (int i = 0; i < kIterations && failures_ < 5; ++i) {
-    Request r = gen.Next();
+    FuzzRequest r = gen.Next();
     r.headers["x-request-id"] = fmt::format("iso-{}", i);
     auto [a, b] = SendBoth(r);
     requests += 2;
@@ -1098,7 +1100,7 @@ TEST_F(IsolationTest, AlphaAdminCannotReachAnotherTenant) {
     if (r.op != "Metrics") CheckSame(i, r, a, b, "(3)");
     std::string text = r.Text();
     if (r.rename_back && a.status == 200) {
-      Request back;
+      FuzzRequest back;
       back.op = "RenameTable (undo)";
       back.method = "POST";
       back.target = (*r.rename_back)["target"].get<std::string>();
@@ -1137,7 +1139,7 @@ TEST_F(IsolationTest, AlphaAdminCannotReachAnotherTenant) {
     std::vector<std::pair<std::string, std::string>> ordered(names.begin(), names.end());
     std::sort(ordered.begin(), ordered.end(),
               [](const auto& x, const auto& y) { return x.first.size() > y.first.size(); });
-    Request fresh = r;
+    FuzzRequest fresh = r;
     for (const auto& [from, to] : ordered) fresh = Substituted(fresh, {{from, to}});
     fresh.headers["x-request-id"] = fmt::format("iso-{}-fresh", i);
     auto [fa, fb] = SendBoth(fresh);

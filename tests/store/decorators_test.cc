@@ -203,11 +203,11 @@ TEST(CountingStoreTest, SumsTheBytesGetsAndReadAtsReturn) {
   auto store = std::make_shared<CountingStore>(MemoryObjectStore::Create());
   ASSERT_TRUE(store->Put("a", "0123456789").ok());
   StoreCounts before = store->Snapshot();
-  ASSERT_TRUE(store->Get("a").ok());                       // 10
-  ASSERT_TRUE(store->Get("a", ByteRange{2, 3}).ok());      // 3
-  EXPECT_FALSE(store->Get("missing").ok());                // 0
+  ASSERT_TRUE(store->Get("a").ok());                   // 10
+  ASSERT_TRUE(store->Get("a", ByteRange{2, 3}).ok());  // 3
+  EXPECT_FALSE(store->Get("missing").ok());            // 0
   std::byte buffer[4];
-  ASSERT_TRUE(store->ReadAt("a", 6, buffer).ok());         // 4
+  ASSERT_TRUE(store->ReadAt("a", 6, buffer).ok());  // 4
   EXPECT_EQ(store->Snapshot().Since(before).bytes_read, 17u);
   store->Reset();
   EXPECT_EQ(store->Snapshot().bytes_read, 0u);

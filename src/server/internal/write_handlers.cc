@@ -1,6 +1,7 @@
-// The data plane's writes: CreateTable, InsertIntoTable (Arrow IPC stream bodies) and
-// DeleteFromTable (a SQL predicate), each one Lance transaction through the commit protocol
-// (table/write.h, query/delete_where.h).
+// The data plane's writes: CreateTable, InsertIntoTable (Arrow IPC stream bodies), UpdateTable
+// (column = SQL expression where a predicate holds) and DeleteFromTable (a SQL predicate), each
+// one Lance transaction through the commit protocol (table/write.h, query/update_where.h,
+// query/delete_where.h).
 //
 // A body that is not an Arrow IPC stream, or whose schema does not match the table's, is
 // InvalidInput before anything is written; a stream that breaks off midway fails the write and
@@ -11,6 +12,7 @@
 #include "arrow/ipc/reader.h"
 #include "common/logging.h"
 #include "query/delete_where.h"
+#include "query/update_where.h"
 #include "server/internal/handlers.h"
 #include "table/dataset.h"
 #include "table/write.h"
@@ -176,6 +178,32 @@ Result<HttpResponse> HandleInsertIntoTable(const HandlerContext& ctx, Call& call
   QV_ASSIGN_OR_RETURN(table::WriteResult written,
                       table::WriteData(table::CommitTarget{table.root, branch}, *input, options));
   return JsonReply({{"version", written.commit.version}, {"num_inserted_rows", written.rows}});
+}
+
+Result<HttpResponse> HandleUpdateTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  auto list = call.body.find("updates");
+  if (list == call.body.end() || !list->is_array() || list->empty()) {
+    return Status::InvalidInput("'updates' must be a non-empty list of [column, SQL expression]");
+  }
+  std::vector<std::pair<std::string, std::string>> updates;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const json& pair = (*list)[i];
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string()) {
+      return Status::InvalidInput(
+          fmt::format("'updates[{}]' must be a [column, SQL expression] pair of strings", i));
+    }
+    updates.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
+  }
+  QV_ASSIGN_OR_RETURN(auto predicate, call.String("predicate"));
+  QV_ASSIGN_OR_RETURN(auto branch, BranchOf(call));
+  QV_ASSIGN_OR_RETURN(
+      query::UpdateWhereResult updated,
+      query::UpdateWhere(table::CommitTarget{table.root, branch}, updates, predicate.value_or("")));
+  // The spec names the count `updated_rows`; LanceDB's remote client reads `rows_updated`.
+  return JsonReply({{"version", updated.version},
+                    {"updated_rows", updated.rows_updated},
+                    {"rows_updated", updated.rows_updated}});
 }
 
 Result<HttpResponse> HandleDeleteFromTable(const HandlerContext& ctx, Call& call) {

@@ -1,0 +1,42 @@
+// Rewriting rows as Lance's Update does (update mode REWRITE_ROWS, lance-table-format.md §3.2):
+// the new rows are written as new fragments in the table's file format, the rows they replace
+// leave their fragments through deletion vectors (a fragment left without rows leaves the
+// manifest), and one Update transaction names all three with the field ids whose values changed
+// (`fields_modified`). Indices on a modified field forget the fragments whose rows moved
+// (apply.cc), so they never answer a stale value; indices on other fields keep covering what
+// stayed.
+//
+// `replacements` yields the new rows in the table's Arrow schema with one more, last column
+// `_rowaddr` (uint64): the address in `read` of the row each one replaces. The stream is consumed
+// once, in order, while the files are written (never all in memory). Nothing matched (no rows):
+// no commit. If the commit fails with a known outcome, the new data files are deleted.
+//
+// Tables with stable row ids are Unsupported for now: Lance moves each row's id (and its
+// created-at version) into the new fragment, which needs the per-row version columns quiver's
+// reader does not expose yet.
+//
+// Thread-safety: reentrant; concurrent writers are arbitrated by the commit protocol (an
+// Update conflicts as a Delete does, conflicts.cc).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "arrow/record_batch.h"
+#include "common/result.h"
+#include "table/commit.h"
+#include "table/dataset.h"
+
+namespace quiver::table {
+
+struct UpdateRowsResult {
+  std::optional<CommitResult> commit;  // none when no row was replaced
+  uint64_t rows = 0;
+};
+
+Result<UpdateRowsResult> UpdateRows(const Dataset& read, arrow::BatchStream& replacements,
+                                    const std::vector<int32_t>& fields_modified,
+                                    const CommitOptions& options = {});
+
+}  // namespace quiver::table
