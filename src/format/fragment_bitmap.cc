@@ -13,7 +13,7 @@ struct BitmapFree {
 };
 using Bitmap = std::unique_ptr<roaring_bitmap_t, BitmapFree>;
 
-Result<Bitmap> Parse(std::string_view bytes) {
+Result<Bitmap> ParseBitmap(std::string_view bytes) {
   // The size check first: deserialize_safe alone accepts a valid prefix with trailing bytes.
   if (roaring_bitmap_portable_deserialize_size(bytes.data(), bytes.size()) != bytes.size()) {
     return Status::Corruption("an index's fragment bitmap is not a Roaring bitmap");
@@ -27,7 +27,7 @@ Result<Bitmap> Parse(std::string_view bytes) {
 
 Result<std::string> RemoveFromFragmentBitmap(std::string_view bitmap,
                                              const std::vector<uint32_t>& ids) {
-  QV_ASSIGN_OR_RETURN(Bitmap b, Parse(bitmap));
+  QV_ASSIGN_OR_RETURN(Bitmap b, ParseBitmap(bitmap));
   for (uint32_t id : ids) roaring_bitmap_remove(b.get(), id);
   // No run_optimize: keep the container kinds the reader wrote.
   std::string out(roaring_bitmap_portable_size_in_bytes(b.get()), '\0');
@@ -44,7 +44,7 @@ std::string MakeFragmentBitmap(const std::vector<uint32_t>& ids) {
 }
 
 Result<std::vector<uint32_t>> FragmentBitmapIds(std::string_view bitmap) {
-  QV_ASSIGN_OR_RETURN(Bitmap b, Parse(bitmap));
+  QV_ASSIGN_OR_RETURN(Bitmap b, ParseBitmap(bitmap));
   std::vector<uint32_t> ids(roaring_bitmap_get_cardinality(b.get()));
   roaring_bitmap_to_uint32_array(b.get(), ids.data());
   return ids;

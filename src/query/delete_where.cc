@@ -12,7 +12,7 @@ namespace quiver::query {
 
 namespace {
 
-constexpr int kAttempts = 5;
+constexpr int kDeleteAttempts = 5;
 
 // The addresses of the rows of `dataset` where `predicate` holds.
 Result<std::vector<uint64_t>> MatchingRows(std::shared_ptr<const table::Dataset> dataset,
@@ -43,7 +43,7 @@ Result<DeleteWhereResult> DeleteWhere(const table::CommitTarget& target,
   table::OpenOptions at;
   at.branch = target.branch;
   Status last;
-  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+  for (int attempt = 1; attempt <= kDeleteAttempts; ++attempt) {
     QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(target.root, at));
     QV_ASSIGN_OR_RETURN(std::vector<uint64_t> addrs, MatchingRows(dataset, predicate));
     if (addrs.empty()) return DeleteWhereResult{dataset->version(), 0};
@@ -56,7 +56,7 @@ Result<DeleteWhereResult> DeleteWhere(const table::CommitTarget& target,
     QV_LOG_INFO("delete: retrying on the new latest version",
                 {{"attempt", attempt}, {"error", last.ToString()}});
   }
-  return last.WithContext(fmt::format("delete: gave up after {} attempts", kAttempts));
+  return last.WithContext(fmt::format("delete: gave up after {} attempts", kDeleteAttempts));
 }
 
 }  // namespace quiver::query

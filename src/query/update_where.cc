@@ -18,7 +18,7 @@ namespace quiver::query {
 
 namespace {
 
-constexpr int kAttempts = 5;
+constexpr int kUpdateAttempts = 5;
 
 struct ColumnUpdate {
   size_t column = 0;  // in the table's schema
@@ -122,7 +122,7 @@ Result<UpdateWhereResult> UpdateWhere(
   table::OpenOptions at;
   at.branch = target.branch;
   Status last;
-  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+  for (int attempt = 1; attempt <= kUpdateAttempts; ++attempt) {
     QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(target.root, at));
     QV_ASSIGN_OR_RETURN(arrow::Schema table, format::ToArrowSchema(dataset->schema()));
     std::vector<int32_t> fields_modified;
@@ -143,7 +143,7 @@ Result<UpdateWhereResult> UpdateWhere(
     QV_LOG_INFO("update: retrying on the new latest version",
                 {{"attempt", attempt}, {"error", last.ToString()}});
   }
-  return last.WithContext(fmt::format("update: gave up after {} attempts", kAttempts));
+  return last.WithContext(fmt::format("update: gave up after {} attempts", kUpdateAttempts));
 }
 
 }  // namespace quiver::query
