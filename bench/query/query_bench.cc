@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "common/allocator.h"
 #include "query/query.h"
 #include "store/local_store.h"
 #include "table/dataset.h"
@@ -160,6 +161,7 @@ int Measure(const std::string& path, int dim, int rounds) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  quiver::TuneAllocatorForLargeBuffers();  // as the quiver binary does
   if (argc >= 4 && std::string(argv[1]) == "measure") {
     return Measure(argv[2], std::atoi(argv[3]), argc >= 5 ? std::atoi(argv[4]) : 5);
   }

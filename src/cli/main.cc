@@ -14,6 +14,7 @@
 #include "cli/cli_util.h"
 #include "cli/store_commands.h"
 #include "cli/table_commands.h"
+#include "common/allocator.h"
 #include "common/config.h"
 #include "common/logging.h"
 #include "server/server.h"
@@ -87,6 +88,7 @@ void AddServeCommand(CLI::App& app, int* exit_code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  quiver::TuneAllocatorForLargeBuffers();
   CLI::App app{"quiver: a catalog server and table engine for Lance datasets"};
   app.name("quiver");
   app.set_version_flag("-V,--version", fmt::format("quiver {}", kVersion));
