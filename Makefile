@@ -98,6 +98,7 @@ bench: build
 	./bench/catalog/run.sh
 	./bench/authz/run.sh
 	./bench/format/run.sh
+	./bench/query/run.sh
 
 clean:
 	rm -rf build build-asan build-tsan build-fuzz  # build-fuzz: the old separate fuzz tree
