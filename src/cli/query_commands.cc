@@ -11,6 +11,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/rows_output.h"
+#include "common/json.h"
 #include "common/strings.h"
 #include "query/delete_where.h"
 #include "query/query.h"
@@ -63,7 +64,7 @@ Result<query::SortKey> ParseSortKey(const std::string& text) {
     key.ascending = AsciiLower(words[i]) == "asc";
     ++i;
   }
-  if (i + 1 < words.size() + 1 && i < words.size() && AsciiLower(words[i]) == "nulls") {
+  if (i < words.size() && AsciiLower(words[i]) == "nulls") {
     if (i + 1 >= words.size()) return Status::InvalidInput("--order-by: NULLS FIRST or NULLS LAST");
     const std::string where = AsciiLower(words[i + 1]);
     if (where != "first" && where != "last") {
@@ -80,10 +81,12 @@ Result<query::SortKey> ParseSortKey(const std::string& text) {
 }
 
 Result<std::vector<std::vector<double>>> ParseVectors(const std::string& text) {
-  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   auto bad = [] {
     return Status::InvalidInput("--nearest: a JSON array of numbers, or an array of such arrays");
   };
+  auto parsed = ParseJson(text);
+  if (!parsed.ok()) return bad();
+  const nlohmann::json& j = *parsed;
   if (!j.is_array() || j.empty()) return bad();
   std::vector<std::vector<double>> out;
   auto one = [&](const nlohmann::json& a) -> Status {

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "common/logging.h"
+#include "query/internal/on_latest.h"
 #include "query/query.h"
 #include "table/dataset.h"
 #include "table/delete_rows.h"
@@ -11,8 +11,6 @@
 namespace quiver::query {
 
 namespace {
-
-constexpr int kDeleteAttempts = 5;
 
 // The addresses of the rows of `dataset` where `predicate` holds.
 Result<std::vector<uint64_t>> MatchingRows(std::shared_ptr<const table::Dataset> dataset,
@@ -40,23 +38,15 @@ Result<DeleteWhereResult> DeleteWhere(const table::CommitTarget& target,
   if (predicate.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::InvalidInput("a delete needs a predicate (use \"true\" to delete every row)");
   }
-  table::OpenOptions at;
-  at.branch = target.branch;
-  Status last;
-  for (int attempt = 1; attempt <= kDeleteAttempts; ++attempt) {
-    QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(target.root, at));
-    QV_ASSIGN_OR_RETURN(std::vector<uint64_t> addrs, MatchingRows(dataset, predicate));
-    if (addrs.empty()) return DeleteWhereResult{dataset->version(), 0};
-    auto committed = table::DeleteRows(target, addrs, predicate, options);
-    if (committed.ok()) return DeleteWhereResult{committed->version, addrs.size()};
-    last = committed.status();
-    // Retryable: a concurrent commit touched the same fragments. NotFound: a fragment the rows
-    // were in is gone (compacted or deleted whole) since the scan.
-    if (!last.retryable() && !last.IsNotFound()) return last;
-    QV_LOG_INFO("delete: retrying on the new latest version",
-                {{"attempt", attempt}, {"error", last.ToString()}});
-  }
-  return last.WithContext(fmt::format("delete: gave up after {} attempts", kDeleteAttempts));
+  return internal::OnLatestVersion(
+      target, "delete",
+      [&](std::shared_ptr<const table::Dataset> dataset) -> Result<DeleteWhereResult> {
+        QV_ASSIGN_OR_RETURN(std::vector<uint64_t> addrs, MatchingRows(dataset, predicate));
+        if (addrs.empty()) return DeleteWhereResult{dataset->version(), 0};
+        QV_ASSIGN_OR_RETURN(table::CommitResult committed,
+                            table::DeleteRowsOf(*dataset, addrs, predicate, options));
+        return DeleteWhereResult{committed.version, addrs.size()};
+      });
 }
 
 }  // namespace quiver::query

@@ -5,10 +5,10 @@
 
 #include <set>
 
-#include "common/logging.h"
 #include "expr/eval.h"
 #include "expr/parser.h"
 #include "format/arrow_schema.h"
+#include "query/internal/on_latest.h"
 #include "query/internal/to_column_type.h"
 #include "query/query.h"
 #include "table/dataset.h"
@@ -17,8 +17,6 @@
 namespace quiver::query {
 
 namespace {
-
-constexpr int kUpdateAttempts = 5;
 
 struct ColumnUpdate {
   size_t column = 0;  // in the table's schema
@@ -119,31 +117,23 @@ Result<UpdateWhereResult> UpdateWhere(
     const std::vector<std::pair<std::string, std::string>>& updates, const std::string& predicate,
     const table::CommitOptions& options) {
   if (updates.empty()) return Status::InvalidInput("an update needs at least one column to set");
-  table::OpenOptions at;
-  at.branch = target.branch;
-  Status last;
-  for (int attempt = 1; attempt <= kUpdateAttempts; ++attempt) {
-    QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(target.root, at));
-    QV_ASSIGN_OR_RETURN(arrow::Schema table, format::ToArrowSchema(dataset->schema()));
-    std::vector<int32_t> fields_modified;
-    QV_ASSIGN_OR_RETURN(std::vector<ColumnUpdate> checked,
-                        CheckUpdates(*dataset, table, updates, &fields_modified));
-    QueryRequest request;
-    request.filter = predicate;
-    request.with_row_addr = true;  // every column, then `_rowaddr`
-    QV_ASSIGN_OR_RETURN(auto rows, RunQuery(dataset, request));
-    Replacements replacements(std::move(rows), checked, table);
-    auto updated = table::UpdateRows(*dataset, replacements, fields_modified, options);
-    if (updated.ok()) {
-      return UpdateWhereResult{updated->commit ? updated->commit->version : dataset->version(),
-                               updated->rows};
-    }
-    last = updated.status();
-    if (!last.retryable() && !last.IsNotFound()) return last;
-    QV_LOG_INFO("update: retrying on the new latest version",
-                {{"attempt", attempt}, {"error", last.ToString()}});
-  }
-  return last.WithContext(fmt::format("update: gave up after {} attempts", kUpdateAttempts));
+  return internal::OnLatestVersion(
+      target, "update",
+      [&](std::shared_ptr<const table::Dataset> dataset) -> Result<UpdateWhereResult> {
+        QV_ASSIGN_OR_RETURN(arrow::Schema table, format::ToArrowSchema(dataset->schema()));
+        std::vector<int32_t> fields_modified;
+        QV_ASSIGN_OR_RETURN(std::vector<ColumnUpdate> checked,
+                            CheckUpdates(*dataset, table, updates, &fields_modified));
+        QueryRequest request;
+        request.filter = predicate;
+        request.with_row_addr = true;  // every column, then `_rowaddr`
+        QV_ASSIGN_OR_RETURN(auto rows, RunQuery(dataset, request));
+        Replacements replacements(std::move(rows), checked, table);
+        QV_ASSIGN_OR_RETURN(table::UpdateRowsResult updated,
+                            table::UpdateRows(*dataset, replacements, fields_modified, options));
+        return UpdateWhereResult{updated.commit ? updated.commit->version : dataset->version(),
+                                 updated.rows};
+      });
 }
 
 }  // namespace quiver::query

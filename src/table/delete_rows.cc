@@ -60,14 +60,19 @@ Result<CommitResult> DeleteRows(const CommitTarget& target,
                                 const std::string& predicate, const CommitOptions& options) {
   QV_ASSIGN_OR_RETURN(
       auto ds, Dataset::Open(target.root, OpenOptions{std::nullopt, std::nullopt, target.branch}));
-  QV_ASSIGN_OR_RETURN(DeletionEdits edits, WriteDeletions(*ds, row_addresses));
+  return DeleteRowsOf(*ds, row_addresses, predicate, options);
+}
+
+Result<CommitResult> DeleteRowsOf(const Dataset& read, const std::vector<uint64_t>& row_addresses,
+                                  const std::string& predicate, const CommitOptions& options) {
+  QV_ASSIGN_OR_RETURN(DeletionEdits edits, WriteDeletions(read, row_addresses));
   lance::table::Transaction txn;
   auto* del = txn.mutable_delete_();
   del->set_predicate(predicate);
   for (auto& f : edits.updated) *del->add_updated_fragments() = std::move(f);
   for (uint64_t id : edits.removed) del->add_deleted_fragment_ids(id);
-  txn.set_read_version(ds->version());
-  return CommitTransaction(*ds->store(), std::move(txn), options);
+  txn.set_read_version(read.version());
+  return CommitTransaction(*read.store(), std::move(txn), options);
 }
 
 }  // namespace quiver::table

@@ -38,6 +38,12 @@ struct DeletionEdits {
 };
 Result<DeletionEdits> WriteDeletions(const Dataset& ds, const std::vector<uint64_t>& row_addresses);
 
+// The same on a version already open: the deletion is committed with `read` as its read version,
+// so that a commit since (an update that moved some of these rows, say) is checked against it.
+Result<CommitResult> DeleteRowsOf(const Dataset& read, const std::vector<uint64_t>& row_addresses,
+                                  const std::string& predicate = "",
+                                  const CommitOptions& options = {});
+
 Result<CommitResult> DeleteRows(const CommitTarget& target,
                                 const std::vector<uint64_t>& row_addresses,
                                 const std::string& predicate = "",

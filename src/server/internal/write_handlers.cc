@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "arrow/ipc/reader.h"
+#include "common/json.h"
 #include "common/logging.h"
 #include "query/delete_where.h"
 #include "query/update_where.h"
@@ -68,10 +69,11 @@ Result<bool> HasVersion(const OpenedTable& table) {
 // Query parameter `properties` (the remote and Rust clients send it JSON-encoded), else the body.
 Result<catalog::Properties> PropertiesParam(const Call& call) {
   if (auto text = call.Query("properties")) {
-    json parsed = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (!parsed.is_object()) {
+    auto parsed_or = ParseJson(*text);
+    if (!parsed_or.ok() || !parsed_or->is_object()) {
       return Status::InvalidInput("'properties' must be a JSON object of strings");
     }
+    const json& parsed = *parsed_or;
     catalog::Properties out;
     for (auto it = parsed.begin(); it != parsed.end(); ++it) {
       if (!it.value().is_string()) {
