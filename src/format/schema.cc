@@ -210,4 +210,64 @@ nlohmann::json ToJsonArrowSchema(const Schema& schema) {
   return nlohmann::json{{"fields", std::move(fields)}, {"metadata", schema.metadata}};
 }
 
+namespace {
+
+nlohmann::json LanceJsonField(const std::string& name, nlohmann::json type, bool nullable,
+                              const std::map<std::string, std::string>& metadata) {
+  nlohmann::json out = {{"name", name}, {"type", std::move(type)}, {"nullable", nullable}};
+  if (!metadata.empty()) out["metadata"] = metadata;
+  return out;
+}
+
+// A scalar Lance logical type as a Lance JSON data type.
+nlohmann::json LanceScalarJson(const std::string& logical) {
+  constexpr std::string_view kFixedBinary = "fixed_size_binary:";
+  if (logical.rfind(kFixedBinary, 0) == 0) {
+    return nlohmann::json{{"type", "fixed_size_binary"},
+                          {"length", ToInt(logical.substr(kFixedBinary.size()))}};
+  }
+  // Lance's JSON extension is stored as large binary (its logical name is not a type name).
+  if (logical == "json") return nlohmann::json{{"type", "large_binary"}};
+  return nlohmann::json{{"type", logical}};
+}
+
+}  // namespace
+
+nlohmann::json ToLanceJsonType(const SchemaField& field) {
+  const std::string& logical = field.logical_type;
+  auto children = [&field] {
+    nlohmann::json out = nlohmann::json::array();
+    for (const SchemaField& c : field.children) {
+      out.push_back(LanceJsonField(c.name, ToLanceJsonType(c), c.nullable, c.metadata));
+    }
+    return out;
+  };
+  if (logical == "struct") return nlohmann::json{{"type", "struct"}, {"fields", children()}};
+  if (logical == "list" || logical == "list.struct") {
+    return nlohmann::json{{"type", "list"}, {"fields", children()}};
+  }
+  if (logical == "large_list" || logical == "large_list.struct") {
+    return nlohmann::json{{"type", "large_list"}, {"fields", children()}};
+  }
+  if (logical.rfind("fixed_size_list:", 0) == 0) {
+    size_t last = logical.rfind(':');
+    std::string inner = logical.substr(16, last - 16);
+    nlohmann::json item = LanceJsonField("item", LanceScalarJson(inner), true, {});
+    return nlohmann::json{{"type", "fixed_size_list"},
+                          {"fields", nlohmann::json::array({item})},
+                          {"length", ToInt(logical.substr(last + 1))}};
+  }
+  return LanceScalarJson(logical);
+}
+
+nlohmann::json ToLanceJsonSchema(const Schema& schema) {
+  nlohmann::json fields = nlohmann::json::array();
+  for (const SchemaField& f : schema.fields) {
+    fields.push_back(LanceJsonField(f.name, ToLanceJsonType(f), f.nullable, f.metadata));
+  }
+  nlohmann::json out = {{"fields", std::move(fields)}};
+  if (!schema.metadata.empty()) out["metadata"] = schema.metadata;
+  return out;
+}
+
 }  // namespace quiver::format

@@ -51,4 +51,12 @@ Result<Schema> SchemaFromFileDescriptor(const lance::file::FileDescriptor& descr
 nlohmann::json ToJsonArrowSchema(const Schema& schema);
 nlohmann::json ToJsonArrowType(const SchemaField& field);
 
+// The same schema in Lance's own JSON vocabulary (lance::arrow::json, what LanceDB's remote client
+// parses; lancedb-remote-api.md §5.1): scalar types by their Lance logical names ("float",
+// "double", "string", "timestamp:us:UTC", "date32:day", ...), nested ones as
+// {"type": "list" | "large_list" | "struct" | "fixed_size_list", "fields": [...], "length"?}
+// and {"type": "fixed_size_binary", "length": n}.
+nlohmann::json ToLanceJsonSchema(const Schema& schema);
+nlohmann::json ToLanceJsonType(const SchemaField& field);
+
 }  // namespace quiver::format

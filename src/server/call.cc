@@ -211,6 +211,7 @@ Result<Call> ParseCall(const HttpRequest& http, const RouteMatch& match, std::st
   call.http = &http;
   call.op = match.op;
   call.request_id = std::move(request_id);
+  call.dialect = DetectDialect(http);
   if (auto d = http.query.find("delimiter"); d != http.query.end()) {
     if (d->second.empty()) return Status::InvalidInput("'delimiter' must not be empty");
     call.delimiter = d->second;

@@ -21,6 +21,7 @@
 #include "catalog/object_id.h"
 #include "common/result.h"
 #include "server/http_types.h"
+#include "server/remote_dialect.h"
 #include "server/routes.h"
 
 namespace quiver::server {
@@ -43,6 +44,7 @@ struct Call {
   const HttpRequest* http = nullptr;
   const Operation* op = nullptr;
   std::string request_id;
+  Dialect dialect = Dialect::kSpec;  // the spec's or LanceDB's remote protocol (remote_dialect.h)
   std::string delimiter = "$";
   catalog::ObjectId id;                   // from the path (root = empty)
   std::optional<std::string> index_name;  // from the path
@@ -96,8 +98,8 @@ Result<std::optional<size_t>> ParseEnumChoice(std::string_view field,
 // The credential in the headers (x-api-key, else Authorization: Bearer); kAnonymous when none.
 Principal HeaderPrincipal(const HttpRequest& http);
 
-// Builds the Call: delimiter, id, body (JSON; left empty unless the operation's body kind is
-// BodyKind::kJson, operation_table.h), identity, context. InvalidInput on malformed JSON, a
+// Builds the Call: dialect, delimiter, id, body (JSON; left empty unless the operation's body kind
+// is BodyKind::kJson, operation_table.h), identity, context. InvalidInput on malformed JSON, a
 // non-object body, a bad id or an id mismatch between path and body.
 Result<Call> ParseCall(const HttpRequest& http, const RouteMatch& match, std::string request_id);
 

@@ -18,6 +18,7 @@ constexpr bool kSpec = true;  // one of the spec's 54
 constexpr bool kOurs = false;
 constexpr bool kAlsoGet = true;  // GET accepted as well as the method
 constexpr bool kOneMethod = false;
+constexpr bool kRemoteOnly = true;  // a route of LanceDB's remote protocol only
 
 // Columns: name, method, pattern, success status, spec?, GET too?, body, auth, door, the door's
 // permission and target, handler (nullptr: Unsupported). quiver's own operations (door kNone)
@@ -198,6 +199,24 @@ std::vector<Operation> MakeTable() {
        D::kNone, P::kAdminister, T::kProject, HandleListEvents},
       {"AdminConsistency", "GET", "/v1/admin/consistency", 200, kOurs, kOneMethod, B::kJson,
        A::kAuthenticated, D::kNone, P::kAdminister, T::kProject, HandleAdminConsistency},
+      // LanceDB's remote protocol (remote_dialect.h): routes the spec lacks. Multipart writes
+      // stage `insert/?upload_id=` parts and commit them as one version (table/staged_write.h).
+      {"CreateMultipartWrite", "POST", "/v1/table/{id}/multipart_write/create", 200, kOurs,
+       kOneMethod, B::kJson, A::kAuthenticated, D::kDestructive, P::kWriteData, T::kTable,
+       HandleCreateMultipartWrite, kRemoteOnly},
+      {"CompleteMultipartWrite", "POST", "/v1/table/{id}/multipart_write/complete", 200, kOurs,
+       kOneMethod, B::kJson, A::kAuthenticated, D::kDestructive, P::kWriteData, T::kTable,
+       HandleCompleteMultipartWrite, kRemoteOnly},
+      {"AbortMultipartWrite", "POST", "/v1/table/{id}/multipart_write/abort", 200, kOurs,
+       kOneMethod, B::kJson, A::kAuthenticated, D::kDestructive, P::kWriteData, T::kTable,
+       HandleAbortMultipartWrite, kRemoteOnly},
+      {"CloneTable", "POST", "/v1/table/{id}/clone", 200, kOurs, kOneMethod, B::kJson,
+       A::kAuthenticated, D::kCreate, P::kCreateTable, T::kTable, nullptr, kRemoteOnly},
+      {"PrewarmTableIndex", "POST", "/v1/table/{id}/index/{index_name}/prewarm", 200, kOurs,
+       kOneMethod, B::kJson, A::kAuthenticated, D::kRead, P::kReadData, T::kTable, nullptr,
+       kRemoteOnly},
+      {"PrewarmTableData", "POST", "/v1/table/{id}/page_cache/prewarm", 200, kOurs, kOneMethod,
+       B::kJson, A::kAuthenticated, D::kRead, P::kReadData, T::kTable, nullptr, kRemoteOnly},
   };
 }
 

@@ -73,9 +73,12 @@ struct Operation {
   catalog::authz::Permission permission = catalog::authz::Permission::kObserve;  // of the door
   Target target = Target::kProject;                                              // of the door
   Handler handler = nullptr;  // null: Unsupported (406, code 0)
+  // A route of LanceDB's remote protocol that the spec lacks (remote_dialect.h): matched only for
+  // remote-dialect requests, and scoped and authorized through its door like a spec operation.
+  bool remote = false;
 };
 
-// Every operation, spec ones first in spec order.
+// Every operation, spec ones first in spec order, then quiver's, then the remote protocol's.
 const std::vector<Operation>& Operations();
 const Operation* FindOperation(std::string_view name);
 

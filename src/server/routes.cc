@@ -24,7 +24,8 @@ std::vector<std::string_view> SplitPattern(std::string_view pattern) {
 }  // namespace
 
 Result<RouteMatch> MatchRoute(std::string_view method, std::string_view raw_path,
-                              std::string_view delimiter, int* http_status, std::string* allow) {
+                              std::string_view delimiter, int* http_status, std::string* allow,
+                              Dialect dialect) {
   *http_status = 0;
   // Split and decode the request path.
   std::string_view path = raw_path;
@@ -61,6 +62,7 @@ Result<RouteMatch> MatchRoute(std::string_view method, std::string_view raw_path
   RouteMatch best_match;
   std::vector<std::string_view> methods_for_path;
   for (const Operation& op : Operations()) {
+    if (op.remote && dialect != Dialect::kRemote) continue;
     std::vector<std::string_view> pattern = SplitPattern(op.pattern);
     if (pattern.size() != segments.size()) continue;
     RouteMatch match;

@@ -7,7 +7,8 @@
 // ListTableTags, GetTableStats, DescribeTableIndexStats) accept GET as well as POST (what real
 // clients send); a path whose routes all want other methods is 405 with their `Allow`. With
 // `delimiter=.` the client's URL normalisation drops the root id, so `/v1/namespace/list` and
-// `/v1/namespace/table/list` address the root.
+// `/v1/namespace/table/list` address the root. Rows of the remote protocol (Operation::remote)
+// match only in the remote dialect.
 // Thread-safety: MatchRoute is a pure function.
 #pragma once
 
@@ -18,6 +19,7 @@
 
 #include "common/result.h"
 #include "server/operation_table.h"
+#include "server/remote_dialect.h"
 
 namespace quiver::server {
 
@@ -30,6 +32,7 @@ struct RouteMatch {
 // Errors: 404-worthy "no such route" and 405-worthy "wrong method" are reported through
 // `*http_status` with code Unsupported; a malformed percent-escape is InvalidInput.
 Result<RouteMatch> MatchRoute(std::string_view method, std::string_view raw_path,
-                              std::string_view delimiter, int* http_status, std::string* allow);
+                              std::string_view delimiter, int* http_status, std::string* allow,
+                              Dialect dialect = Dialect::kSpec);
 
 }  // namespace quiver::server

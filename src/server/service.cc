@@ -28,6 +28,17 @@ bool UsableRequestId(const std::string& id) {
   return true;
 }
 
+// An error answered in the request's dialect: the remote protocol reads statuses, not codes
+// (remote_dialect.h, invariant 3). `http_status` (a transport-level status: 404 no route, 405)
+// wins.
+HttpResponse ErrorReply(Dialect dialect, const Status& status, std::string_view operation,
+                        const std::string& request_id, int http_status = 0) {
+  if (dialect == Dialect::kRemote && http_status == 0) {
+    http_status = RemoteErrorStatus(status, operation);
+  }
+  return MakeErrorResponse(status, request_id, http_status);
+}
+
 }  // namespace
 
 NamespaceService::NamespaceService(catalog::Catalog& catalog, catalog::AccessControl& access,
@@ -78,11 +89,13 @@ Admission NamespaceService::AdmitRequest(HttpRequest& request) {
   };
   std::string delimiter = "$";
   if (auto d = request.query.find("delimiter"); d != request.query.end()) delimiter = d->second;
+  const Dialect dialect = DetectDialect(request);
   int http_status = 0;
   std::string allow;
-  auto match = MatchRoute(request.method, request.path, delimiter, &http_status, &allow);
+  auto match = MatchRoute(request.method, request.path, delimiter, &http_status, &allow, dialect);
   if (!match.ok()) {
-    HttpResponse response = MakeErrorResponse(match.status(), request.request_id, http_status);
+    HttpResponse response =
+        ErrorReply(dialect, match.status(), "", request.request_id, http_status);
     if (!allow.empty()) response.headers.emplace_back("Allow", allow);
     return refuse("Unrouted", std::move(response));
   }
@@ -115,7 +128,7 @@ Admission NamespaceService::AdmitRequest(HttpRequest& request) {
       QV_LOG_INFO("authentication refused",
                   {{"reason", reason}, {"request_id", request.request_id}});
     }
-    return refuse(operation, MakeErrorResponse(subject.status(), request.request_id));
+    return refuse(operation, ErrorReply(dialect, subject.status(), operation, request.request_id));
   }
   request.admitted =
       HttpRequest::Admitted{std::move(*subject), principal.expires_at_ms, principal.key_id};
@@ -134,8 +147,9 @@ HttpResponse NamespaceService::Handle(HttpRequest& request) {
   try {
     response = Dispatch(request, request_id, &operation);
   } catch (const std::exception& e) {
-    response = MakeErrorResponse(Status::Internal(fmt::format("unexpected failure: {}", e.what())),
-                                 request_id);
+    response = ErrorReply(DetectDialect(request),
+                          Status::Internal(fmt::format("unexpected failure: {}", e.what())),
+                          operation, request_id);
   }
   return Finish(request, operation, start, std::move(response));
 }
@@ -143,6 +157,10 @@ HttpResponse NamespaceService::Handle(HttpRequest& request) {
 HttpResponse NamespaceService::Finish(const HttpRequest& request, const std::string& operation,
                                       int64_t start, HttpResponse response) {
   response.headers.emplace_back("x-request-id", request.request_id);
+  // What the remote client may use (remote_dialect.h, invariant 4).
+  if (DetectDialect(request) == Dialect::kRemote) {
+    response.headers.emplace_back("phalanx-version", std::string(kPhalanxVersion));
+  }
   double seconds = static_cast<double>(clock_->MonotonicNanos() - start) / 1e9;
   metrics_.Record(operation, response.status, seconds);
   QV_LOG_INFO("request", {{"method", request.method},
@@ -200,16 +218,20 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
                                         std::string* operation) {
   std::string delimiter = "$";
   if (auto d = request.query.find("delimiter"); d != request.query.end()) delimiter = d->second;
+  const Dialect dialect = DetectDialect(request);
   int http_status = 0;
   std::string allow;
-  auto match = MatchRoute(request.method, request.path, delimiter, &http_status, &allow);
+  auto match = MatchRoute(request.method, request.path, delimiter, &http_status, &allow, dialect);
   if (!match.ok()) {
-    HttpResponse response = MakeErrorResponse(match.status(), request_id, http_status);
+    HttpResponse response = ErrorReply(dialect, match.status(), "", request_id, http_status);
     if (!allow.empty()) response.headers.emplace_back("Allow", allow);
     return response;
   }
   const Operation& op = *match->op;
   *operation = std::string(op.name);
+  auto fail = [&](const Status& status) {
+    return ErrorReply(dialect, status, op.name, request_id);
+  };
   internal::HandlerContext ctx{catalog_, access_, metrics_, counts_.get()};
   if (op.auth == Auth::kOpen) {
     // Open to all (Healthz): answered before anything of the request is parsed or authenticated.
@@ -220,7 +242,7 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
     return Run(ctx, call);
   }
   auto call = ParseCall(request, *match, request_id);
-  if (!call.ok()) return MakeErrorResponse(call.status(), request_id);
+  if (!call.ok()) return fail(call.status());
   // Identity first: nothing about the request is looked at for an unauthenticated caller.
   // A header credential was authenticated by Admit; a body `identity` is, now.
   if (request.admitted) {
@@ -235,23 +257,22 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
       if (!reason.empty()) {
         QV_LOG_INFO("authentication refused", {{"reason", reason}, {"request_id", request_id}});
       }
-      return MakeErrorResponse(subject.status(), request_id);
+      return fail(subject.status());
     }
     call->subject = std::move(*subject);
   }
   if (op.auth == Auth::kServerAdmin && !access_.IsServerAdmin(call->subject)) {
-    return MakeErrorResponse(
-        Status(StatusCode::kPermissionDenied, fmt::format("{} is for server admins", op.pattern)),
-        request_id);
+    return fail(
+        Status(StatusCode::kPermissionDenied, fmt::format("{} is for server admins", op.pattern)));
   }
-  if (op.spec) {
+  if (op.spec || op.remote) {
     auto project = ResolveProject(*call);
-    if (!project.ok()) return MakeErrorResponse(project.status(), request_id);
+    if (!project.ok()) return fail(project.status());
     call->project = std::move(*project);
     call->spec_id = call->id;
     call->id = call->Scoped(call->spec_id);
     Status allowed = internal::AuthorizeSpecCall(catalog_, access_, *call);
-    if (!allowed.ok()) return MakeErrorResponse(allowed, request_id);
+    if (!allowed.ok()) return fail(allowed);
   }
   return Run(ctx, *call);
 }
@@ -259,13 +280,14 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
 HttpResponse NamespaceService::Run(const internal::HandlerContext& ctx, Call& call) {
   const Operation& op = *call.op;
   if (op.handler == nullptr) {
-    return MakeErrorResponse(Status::Unsupported(fmt::format(
-                                 "{} is not supported by quiver {} yet (see docs/COVERAGE.md)",
-                                 op.name, QUIVER_VERSION)),
-                             call.request_id);
+    return ErrorReply(call.dialect,
+                      Status::Unsupported(
+                          fmt::format("{} is not supported by quiver {} yet (see docs/COVERAGE.md)",
+                                      op.name, QUIVER_VERSION)),
+                      op.name, call.request_id);
   }
   auto result = op.handler(ctx, call);
-  if (!result.ok()) return MakeErrorResponse(result.status(), call.request_id);
+  if (!result.ok()) return ErrorReply(call.dialect, result.status(), op.name, call.request_id);
   HttpResponse response = std::move(*result);
   if (response.status == 200) response.status = op.success_status;
   return response;

@@ -58,6 +58,26 @@ std::string FormatUuidBytes(const std::string& bytes) {
          hex.substr(16, 4) + "-" + hex.substr(20);
 }
 
+std::map<std::string, std::string> ManifestSummary(const lance::table::Manifest& manifest) {
+  uint64_t data_files = 0, data_rows = 0, deletion_files = 0, deleted_rows = 0, bytes = 0;
+  for (const auto& fragment : manifest.fragments()) {
+    data_files += static_cast<uint64_t>(fragment.files_size());
+    data_rows += fragment.physical_rows();
+    for (const auto& file : fragment.files()) bytes += file.file_size_bytes();
+    if (fragment.has_deletion_file()) {
+      ++deletion_files;
+      deleted_rows += fragment.deletion_file().num_deleted_rows();
+    }
+  }
+  return {{"total_fragments", std::to_string(manifest.fragments_size())},
+          {"total_data_files", std::to_string(data_files)},
+          {"total_data_file_rows", std::to_string(data_rows)},
+          {"total_deletion_files", std::to_string(deletion_files)},
+          {"total_deletion_file_rows", std::to_string(deleted_rows)},
+          {"total_rows", std::to_string(data_rows - std::min(deleted_rows, data_rows))},
+          {"total_files_size", std::to_string(bytes)}};
+}
+
 TableStats ComputeStats(const lance::table::Manifest& manifest,
                         const lance::table::IndexSection* indices) {
   TableStats stats;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,12 @@ struct IndexInfo {
   std::string index_type;  // "BTREE", "BITMAP", "LABEL_LIST", "INVERTED", "VECTOR", or the URL
   uint64_t dataset_version = 0;
 };
+
+// A version's summary as Lance reports it in a Version's `metadata` (LanceDB's listVersions):
+// total_fragments, total_data_files, total_data_file_rows, total_deletion_files,
+// total_deletion_file_rows, total_rows (data rows less deleted ones) and total_files_size (the
+// data files' recorded sizes), each as a decimal string.
+std::map<std::string, std::string> ManifestSummary(const lance::table::Manifest& manifest);
 
 // The index kind its details' type URL names ("/lance.table.BTreeIndexDetails" -> "BTREE";
 // also BITMAP, LABEL_LIST, INVERTED, NGRAM, ZONEMAP, BLOOMFILTER, RTREE, FMINDEX, JSON, VECTOR),

@@ -274,6 +274,22 @@ void DeleteFragmentFiles(ObjectStore& store,
   }
 }
 
+lance::table::Transaction WriteTransaction(
+    WriteMode mode, const format::Schema& schema, uint64_t read_version,
+    const std::vector<lance::table::DataFragment>& fragments) {
+  lance::table::Transaction txn;
+  txn.set_read_version(read_version);
+  if (mode == WriteMode::kAppend) {
+    for (const auto& f : fragments) *txn.mutable_append()->add_fragments() = f;
+  } else {
+    auto* overwrite = txn.mutable_overwrite();
+    for (const auto& f : fragments) *overwrite->add_fragments() = f;
+    for (const auto& f : schema.fields) Flatten(f, overwrite->mutable_schema());
+    for (const auto& [k, v] : schema.metadata) (*overwrite->mutable_schema_metadata())[k] = v;
+  }
+  return txn;
+}
+
 Result<WrittenFragments> WriteFragments(const Dataset& ds, arrow::BatchStream& input,
                                         const WriteOptions& options) {
   if (options.max_rows_per_file == 0) return Status::InvalidInput("max_rows_per_file must be > 0");
@@ -346,16 +362,8 @@ Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& in
   QV_RETURN_IF_ERROR(WriteAll(input, writer));
 
   const uint64_t num_fragments = writer.fragments().size();
-  lance::table::Transaction txn;
-  txn.set_read_version(read_version);
-  if (options.mode == WriteMode::kAppend) {
-    for (const auto& f : writer.fragments()) *txn.mutable_append()->add_fragments() = f;
-  } else {
-    auto* overwrite = txn.mutable_overwrite();
-    for (const auto& f : writer.fragments()) *overwrite->add_fragments() = f;
-    for (const auto& f : schema.fields) Flatten(f, overwrite->mutable_schema());
-    for (const auto& [k, v] : schema.metadata) (*overwrite->mutable_schema_metadata())[k] = v;
-  }
+  lance::table::Transaction txn =
+      WriteTransaction(options.mode, schema, read_version, writer.fragments());
   CommitOptions commit = options.commit;
   if (!storage_version.empty()) commit.new_table_storage_version = storage_version;
   // The transaction owns copies of the fragments; the writer still knows the files to delete.

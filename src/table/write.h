@@ -73,6 +73,11 @@ struct WrittenFragments {
 };
 Result<WrittenFragments> WriteFragments(const Dataset& ds, arrow::BatchStream& input,
                                         const WriteOptions& options = {});
+// The transaction WriteData commits: `fragments` appended to (kAppend) or replacing the rows of
+// (kOverwrite, kCreate) a dataset that gets `schema`, built against `read_version`.
+lance::table::Transaction WriteTransaction(
+    WriteMode mode, const format::Schema& schema, uint64_t read_version,
+    const std::vector<lance::table::DataFragment>& fragments);
 // Deletes the data files of fragments no committed manifest references (best effort: cleanup
 // removes what remains).
 void DeleteFragmentFiles(ObjectStore& store,

@@ -136,6 +136,13 @@ inline const std::vector<OpRequest>& OperationRequests() {
       {"WhoAmI", {"GET", "/v1/access/whoami", ""}},
       {"ListEvents", {"GET", "/v1/events", ""}},
       {"AdminConsistency", {"GET", "/v1/admin/consistency", ""}},
+      // LanceDB's remote protocol (a trailing '/' puts a table route in that dialect)
+      {"CreateMultipartWrite", {"POST", "/v1/table/ns%24t/multipart_write/create/", ""}},
+      {"CompleteMultipartWrite", {"POST", "/v1/table/ns%24t/multipart_write/complete/", ""}},
+      {"AbortMultipartWrite", {"POST", "/v1/table/ns%24t/multipart_write/abort/", ""}},
+      {"CloneTable", {"POST", "/v1/table/ns%24fresh/clone/", R"({"source_location":"x"})"}},
+      {"PrewarmTableIndex", {"POST", "/v1/table/ns%24t/index/id_idx/prewarm/", ""}},
+      {"PrewarmTableData", {"POST", "/v1/table/ns%24t/page_cache/prewarm/", R"({"columns":[]})"}},
   };
   return kRequests;
 }

@@ -10,10 +10,11 @@ namespace quiver::server {
 namespace {
 
 Result<RouteMatch> Match(std::string_view method, std::string_view path,
-                         std::string_view delimiter = "$", int* status = nullptr) {
+                         std::string_view delimiter = "$", int* status = nullptr,
+                         Dialect dialect = Dialect::kSpec) {
   int s = 0;
   std::string allow;
-  auto m = MatchRoute(method, path, delimiter, &s, &allow);
+  auto m = MatchRoute(method, path, delimiter, &s, &allow, dialect);
   if (status != nullptr) *status = s;
   return m;
 }
@@ -24,13 +25,27 @@ TEST(RoutesTest, EveryOperationIsReachableAtItsSpecPath) {
     std::string path =
         std::regex_replace(std::string(op.pattern), std::regex("\\{id\\}"), "ns%24t");
     path = std::regex_replace(path, std::regex("\\{index_name\\}"), "idx");
-    auto m = Match(op.method, path);
+    auto m = Match(op.method, path, "$", nullptr, op.remote ? Dialect::kRemote : Dialect::kSpec);
     ASSERT_TRUE(m.ok()) << op.name << " " << m.status().ToString();
     EXPECT_EQ(m->op->name, op.name) << path;
     if (op.pattern.find("{id}") != std::string_view::npos) {
       EXPECT_EQ(*m->id, "ns$t");
     }
   }
+}
+
+// The remote protocol's own routes exist only in its dialect; the spec's routes in both.
+TEST(RoutesTest, RemoteRoutesAreRoutedOnlyInTheRemoteDialect) {
+  int status = 0;
+  auto spec = Match("POST", "/v1/table/t/multipart_write/create", "$", &status);
+  EXPECT_FALSE(spec.ok());
+  EXPECT_EQ(status, 404);
+  auto remote = Match("POST", "/v1/table/t/multipart_write/create", "$", nullptr, Dialect::kRemote);
+  ASSERT_TRUE(remote.ok());
+  EXPECT_EQ(remote->op->name, "CreateMultipartWrite");
+  auto describe = Match("POST", "/v1/table/t/describe/", "$", nullptr, Dialect::kRemote);
+  ASSERT_TRUE(describe.ok());
+  EXPECT_EQ(describe->op->name, "DescribeTable");
 }
 
 TEST(RoutesTest, LiteralRoutesWinOverIdRoutes) {

@@ -165,7 +165,23 @@ Status CheckExistingTarget(catalog::Catalog& catalog, catalog::AccessControl& ac
 Result<std::string> ResolveProject(catalog::Catalog& catalog, catalog::AccessControl& access,
                                    const Call& call) {
   access.MaybeRefresh();
-  const std::string& named = call.http->Header(std::string(kProjectHeader));
+  std::string named = call.http->Header(std::string(kProjectHeader));
+  // LanceDB's remote "database" is the project (remote_dialect.h, invariant 2).
+  const std::string& database = call.http->Header(std::string(kRemoteDatabaseHeader));
+  if (!database.empty()) {
+    if (!named.empty() && named != database) {
+      return Status::InvalidInput(
+          fmt::format("{} '{}' and {} '{}' name different projects; send one, or the same in both",
+                      kProjectHeader, named, kRemoteDatabaseHeader, database));
+    }
+    named = database;
+  }
+  if (!call.http->Header(std::string(kRemoteDatabasePrefixHeader)).empty()) {
+    return Status::Unsupported(fmt::format(
+        "a database prefix ({}, from db://NAME/PREFIX) has no meaning in quiver: connect to "
+        "db://PROJECT and address tables by namespace",
+        kRemoteDatabasePrefixHeader));
+  }
   const bool admin = access.IsServerAdmin(call.subject);
   auto hidden = [&](std::string_view name) {
     return Status(StatusCode::kNamespaceNotFound, fmt::format("project '{}' does not exist", name));
@@ -243,7 +259,7 @@ Status AuthorizeSpecCall(catalog::Catalog& catalog, catalog::AccessControl& acce
   if (call.op->name == "RenameTable") {
     // The destination namespace (the same one by default) needs can_create_table too: a rename
     // creates a name there, and its 409 would reveal what the namespace holds.
-    QV_ASSIGN_OR_RETURN(auto new_namespace, call.StringList("new_namespace_id"));
+    QV_ASSIGN_OR_RETURN(auto new_namespace, RenameDestination(call));
     catalog::ObjectId dest =
         new_namespace ? call.Scoped(*new_namespace) : catalog::ParentOf(call.id);
     QV_RETURN_IF_ERROR(catalog::ValidateScopedId(dest, "namespace", true));

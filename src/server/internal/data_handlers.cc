@@ -28,7 +28,7 @@ Result<std::shared_ptr<const table::Dataset>> OpenForQuery(const HandlerContext&
     if (target.tag) return Status::InvalidInput("'tag' cannot be combined with 'version'");
     target.version = *query.version;
   }
-  return table::Dataset::Open(table.root, target);
+  return OpenRead(table, call, target);
 }
 
 HttpResponse PlanReply(const std::string& text) {
@@ -62,7 +62,7 @@ Result<HttpResponse> HandleCountTableRows(const HandlerContext& ctx, Call& call)
   QV_ASSIGN_OR_RETURN(auto predicate, call.String("predicate"));
   if (!predicate) predicate = call.Query("predicate");
   QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
-  QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(table.root, target));
+  QV_ASSIGN_OR_RETURN(auto dataset, OpenRead(table, call, target));
   QV_ASSIGN_OR_RETURN(uint64_t count, query::CountRows(dataset, predicate.value_or("")));
   HttpResponse response = JsonReply(json(count));
   response.headers.emplace_back("x-lancedb-version", std::to_string(dataset->version()));

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include "common/numbers.h"
+
 #include "server/internal/handlers.h"
 
 namespace quiver::server::internal {
@@ -59,6 +61,12 @@ Result<Paging> BodyPaging(const Call& call) {
   return MakePaging(limit, token);
 }
 
+Result<std::optional<catalog::ObjectId>> RenameDestination(const Call& call) {
+  QV_ASSIGN_OR_RETURN(auto spec, call.StringList("new_namespace_id"));
+  if (spec) return spec;
+  return call.StringList("new_namespace");
+}
+
 Result<OpenedTable> OpenTable(catalog::Catalog& catalog, const Call& call) {
   QV_ASSIGN_OR_RETURN(catalog::TableInfo info, catalog.GetTable(call.id));
   QV_ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> root, catalog.TableStore(info));
@@ -89,6 +97,29 @@ Result<table::OpenOptions> ReadTarget(const Call& call) {
     return Status::InvalidInput("'tag' cannot be combined with 'version'");
   }
   return options;
+}
+
+Result<std::shared_ptr<const table::Dataset>> OpenRead(const OpenedTable& table, const Call& call,
+                                                       const table::OpenOptions& target) {
+  QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(table.root, target));
+  if (target.version || target.tag) return dataset;
+  uint64_t floor = 0;
+  for (const char* header : {"x-lancedb-min-version", "x-lancedb-min-read-version"}) {
+    const std::string& value = call.http->Header(header);
+    if (value.empty()) continue;
+    auto parsed = ParseUint64(value);
+    if (!parsed.ok()) {
+      return Status::InvalidInput(
+          fmt::format("'{}' must be a version number, not '{}'", header, value));
+    }
+    floor = std::max(floor, *parsed);
+  }
+  if (dataset->version() >= floor) return dataset;
+  QV_ASSIGN_OR_RETURN(dataset, table::Dataset::Open(table.root, target));
+  if (dataset->version() >= floor) return dataset;
+  return Status::ServiceUnavailable(fmt::format(
+      "table '{}' is at version {} here, older than version {} the client has seen; try again",
+      catalog::DisplayId(table.info.id), dataset->version(), floor));
 }
 
 }  // namespace quiver::server::internal

@@ -102,6 +102,11 @@ Result<HttpResponse> HandleInsertIntoTable(const HandlerContext& ctx, Call& call
 Result<HttpResponse> HandleUpdateTable(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleDeleteFromTable(const HandlerContext& ctx, Call& call);
 
+// Multipart writes of LanceDB's remote protocol (multipart_handlers.cc).
+Result<HttpResponse> HandleCreateMultipartWrite(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleCompleteMultipartWrite(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleAbortMultipartWrite(const HandlerContext& ctx, Call& call);
+
 // Table versions (version_handlers.cc).
 Result<HttpResponse> HandleListTableVersions(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleDescribeTableVersion(const HandlerContext& ctx, Call& call);
@@ -138,6 +143,10 @@ struct Paging {
 Result<Paging> QueryPaging(const Call& call);
 Result<Paging> BodyPaging(const Call& call);
 
+// A rename's destination namespace as the client names it (`new_namespace_id`; LanceDB's remote
+// client sends `new_namespace`); nullopt: the table's own.
+Result<std::optional<catalog::ObjectId>> RenameDestination(const Call& call);
+
 // The table of the call's id, and a store rooted at it.
 struct OpenedTable {
   catalog::TableInfo info;
@@ -149,5 +158,12 @@ Result<std::optional<std::string>> BranchOf(const Call& call);
 // The version a read addresses: `version` (body, else query), `tag`, `branch`. InvalidInput for
 // a negative version or a tag with a version.
 Result<table::OpenOptions> ReadTarget(const Call& call);
+// The dataset at `target`. A read of the latest version is held to the remote client's
+// read-your-writes headers (x-lancedb-min-version, x-lancedb-min-read-version: the highest
+// version it saw written or read): a version older than that is read again once, then answered
+// ServiceUnavailable (retryable), never served stale. (x-lancedb-min-timestamp needs nothing:
+// quiver reads the latest version from storage on every request.)
+Result<std::shared_ptr<const table::Dataset>> OpenRead(const OpenedTable& table, const Call& call,
+                                                       const table::OpenOptions& target);
 
 }  // namespace quiver::server::internal

@@ -128,6 +128,8 @@ Result<HttpResponse> HandleDropNamespace(const HandlerContext& ctx, Call& call) 
 Result<HttpResponse> HandleListTables(const HandlerContext& ctx, Call& call) {
   QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
   QV_ASSIGN_OR_RETURN(auto include_declared, call.QueryBool("include_declared"));
+  // The remote client cannot open a table without a version: it lists only tables it can use.
+  if (!include_declared && call.dialect == Dialect::kRemote) include_declared = false;
   catalog::NameList list;
   if (SeesEverythingIn(ctx.access, call)) {
     QV_ASSIGN_OR_RETURN(list, ctx.catalog.ListTables(call.id, paging.page_token, paging.limit,
@@ -151,6 +153,12 @@ Result<HttpResponse> HandleListTables(const HandlerContext& ctx, Call& call) {
 }
 
 Result<HttpResponse> HandleListAllTables(const HandlerContext& ctx, Call& call) {
+  // LanceDB's remote `GET /v1/table/` lists the root namespace's tables by name (Cloud's
+  // databases are flat; lancedb-remote-api.md §4), where the spec's lists every table by id.
+  if (call.dialect == Dialect::kRemote) {
+    call.id = catalog::ObjectId{call.project};
+    return HandleListTables(ctx, call);
+  }
   QV_ASSIGN_OR_RETURN(Paging paging, QueryPaging(call));
   QV_ASSIGN_OR_RETURN(auto include_declared, call.QueryBool("include_declared"));
   catalog::Catalog::IdList list;

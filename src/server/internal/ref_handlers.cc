@@ -60,7 +60,7 @@ Result<std::shared_ptr<const table::Dataset>> OpenForIndices(const OpenedTable& 
     options.version = static_cast<uint64_t>(*version);
   }
   QV_ASSIGN_OR_RETURN(options.branch, BranchOf(call));
-  return table::Dataset::Open(table.root, options);
+  return OpenRead(table, call, options);
 }
 
 // Index segments grouped by name, in name order.
@@ -77,11 +77,18 @@ Result<HttpResponse> HandleListTableTags(const HandlerContext& ctx, Call& call) 
   QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
   QV_ASSIGN_OR_RETURN(Paging paging, BodyPaging(call));
   QV_ASSIGN_OR_RETURN(auto tags, table::ListTags(*table.root));
-  return JsonReply(PageOfMap(tags, paging, "tags", [](const table::TagInfo& t) {
+  auto tag_json = [](const table::TagInfo& t) {
     json j = {{"version", t.version}, {"manifestSize", t.manifest_size}};
     if (t.branch) j["branch"] = *t.branch;
     return j;
-  }));
+  };
+  // LanceDB's remote client reads the bare map, every tag (lancedb-remote-api.md §5.13).
+  if (call.dialect == Dialect::kRemote) {
+    json all = json::object();
+    for (const auto& [name, tag] : tags) all[name] = tag_json(tag);
+    return JsonReply(all);
+  }
+  return JsonReply(PageOfMap(tags, paging, "tags", tag_json));
 }
 
 Result<HttpResponse> HandleGetTableTagVersion(const HandlerContext& ctx, Call& call) {

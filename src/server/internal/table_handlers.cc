@@ -129,9 +129,34 @@ Result<DescribedTable> OpenDescribedTable(const HandlerContext& ctx, Call& call)
   return out;
 }
 
+// The remote protocol's describe: {version, schema in Lance's vocabulary, location} (the client
+// requires the first two; lancedb-remote-api.md §5.1). A table only declared has neither, so it
+// is not found here.
+Result<HttpResponse> DescribeForRemote(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
+  auto dataset = OpenRead(table, call, target);
+  if (!dataset.ok()) {
+    if (dataset.status().code() == StatusCode::kTableNotFound && !AddressesVersion(target)) {
+      return Status(StatusCode::kTableNotFound,
+                    fmt::format("table '{}' is declared but has no version yet",
+                                catalog::JoinId(call.spec_id, call.delimiter)));
+    }
+    return dataset.status();
+  }
+  const catalog::TableInfo& info = table.info;
+  return JsonReply({{"version", (*dataset)->version()},
+                    {"schema", format::ToLanceJsonSchema((*dataset)->schema())},
+                    {"location", ctx.catalog.ExternalLocation(info)},
+                    {"table", catalog::LeafOf(info.id)},
+                    {"namespace", SpecId(catalog::ParentOf(info.id))},
+                    {"properties", info.properties}});
+}
+
 }  // namespace
 
 Result<HttpResponse> HandleDescribeTable(const HandlerContext& ctx, Call& call) {
+  if (call.dialect == Dialect::kRemote) return DescribeForRemote(ctx, call);
   QV_ASSIGN_OR_RETURN(DescribedTable described, OpenDescribedTable(ctx, call));
   const catalog::TableInfo& info = described.table.info;
   json body = {{"location", ctx.catalog.ExternalLocation(info)},
@@ -175,7 +200,7 @@ Result<HttpResponse> HandleDeregisterTable(const HandlerContext& ctx, Call& call
 
 Result<HttpResponse> HandleRenameTable(const HandlerContext& ctx, Call& call) {
   QV_ASSIGN_OR_RETURN(std::string new_name, call.RequiredString("new_table_name"));
-  QV_ASSIGN_OR_RETURN(auto new_namespace, call.StringList("new_namespace_id"));
+  QV_ASSIGN_OR_RETURN(auto new_namespace, RenameDestination(call));
   std::optional<catalog::ObjectId> scoped_namespace;
   if (new_namespace) scoped_namespace = call.Scoped(*new_namespace);
   QV_RETURN_IF_ERROR(
@@ -300,10 +325,15 @@ Result<HttpResponse> HandleAlterTableAlterColumns(const HandlerContext& ctx, Cal
 Result<HttpResponse> HandleGetTableStats(const HandlerContext& ctx, Call& call) {
   QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
   QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
-  QV_ASSIGN_OR_RETURN(auto dataset, table::Dataset::Open(table.root, target));
+  QV_ASSIGN_OR_RETURN(auto dataset, OpenRead(table, call, target));
   table::TableStats s = dataset->Stats();
-  json lengths = {{"min", s.lengths.min}, {"max", s.lengths.max}, {"mean", s.lengths.mean},
-                  {"p25", s.lengths.p25}, {"p50", s.lengths.p50}, {"p75", s.lengths.p75},
+  // Integers, as the spec and Lance have them (Lance's mean is an integer division).
+  json lengths = {{"min", s.lengths.min},
+                  {"max", s.lengths.max},
+                  {"mean", static_cast<uint64_t>(s.lengths.mean)},
+                  {"p25", s.lengths.p25},
+                  {"p50", s.lengths.p50},
+                  {"p75", s.lengths.p75},
                   {"p99", s.lengths.p99}};
   return JsonReply({{"total_bytes", s.total_bytes},
                     {"num_rows", s.num_rows},

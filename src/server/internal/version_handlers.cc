@@ -4,6 +4,7 @@
 // in (lancedb-rest-trace.md §7).
 #include <fmt/format.h>
 
+#include "common/clock.h"
 #include "common/json.h"
 #include "common/numbers.h"
 #include "format/manifest_names.h"
@@ -11,6 +12,7 @@
 #include "store/prefix_store.h"
 #include "table/publish.h"
 #include "table/refs.h"
+#include "table/stats.h"
 #include "table/versions.h"
 
 namespace quiver::server::internal {
@@ -54,6 +56,16 @@ json VersionJson(catalog::Catalog& catalog, const OpenedTable& table, const Vers
   return v;
 }
 
+// LanceDB's remote client reads lance's Version: {version, timestamp (RFC 3339), metadata}, all
+// required, and pages nothing (lancedb-remote-api.md §5.12). The spec's fields stay alongside.
+// `metadata` is the version's summary, as Lance's (table::ManifestSummary).
+Result<json> RemoteVersionJson(json v, const VersionStore& vs, const table::VersionInfo& info) {
+  QV_ASSIGN_OR_RETURN(table::LoadedManifest loaded, table::LoadManifest(*vs.store, info.ref));
+  v["timestamp"] = FormatRfc3339Nanos(info.timestamp_millis * 1'000'000);
+  v["metadata"] = table::ManifestSummary(*loaded.file.manifest);
+  return v;
+}
+
 Result<std::optional<format::ManifestNaming>> ParseNaming(const Call& call) {
   QV_ASSIGN_OR_RETURN(auto naming, call.String("naming_scheme"));
   QV_ASSIGN_OR_RETURN(auto choice, ParseEnumChoice("naming_scheme", naming, {"V1", "V2"}));
@@ -70,6 +82,28 @@ Result<HttpResponse> HandleListTableVersions(const HandlerContext& ctx, Call& ca
   QV_ASSIGN_OR_RETURN(VersionStore vs, StoreFor(table, branch));
   QV_ASSIGN_OR_RETURN(auto descending, call.BoolParam("descending"));
   QV_ASSIGN_OR_RETURN(Paging paging, BodyPaging(call));
+  if (call.dialect == Dialect::kRemote) {
+    json versions = json::array();
+    table::VersionListOptions options;
+    options.limit = kMaxListLimit;
+    while (true) {
+      auto page = table::ListVersions(*vs.store, options);
+      if (!page.ok()) {
+        if (page.status().code() != StatusCode::kTableNotFound) return page.status();
+        break;
+      }
+      for (const table::VersionInfo& info : page->versions) {
+        QV_ASSIGN_OR_RETURN(json v, RemoteVersionJson(VersionJson(ctx.catalog, table, vs, info.ref,
+                                                                  info.timestamp_millis),
+                                                      vs, info));
+        versions.push_back(std::move(v));
+      }
+      if (!page->next) break;
+      options.after = *page->next;
+    }
+    QV_RETURN_IF_ERROR(CheckBranchExists(table, branch, !versions.empty()));
+    return JsonReply({{"versions", versions}});
+  }
   table::VersionListOptions options;
   options.descending = descending.value_or(false);
   options.limit = paging.limit.value_or(kMaxListLimit);

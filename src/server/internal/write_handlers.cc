@@ -16,6 +16,7 @@
 #include "query/update_where.h"
 #include "server/internal/handlers.h"
 #include "table/dataset.h"
+#include "table/staged_write.h"
 #include "table/write.h"
 
 namespace quiver::server::internal {
@@ -172,6 +173,13 @@ Result<HttpResponse> HandleInsertIntoTable(const HandlerContext& ctx, Call& call
   QV_ASSIGN_OR_RETURN(auto input, ArrowBody(call));
   table::WriteOptions options;
   options.mode = choice.value_or(0) == 1 ? table::WriteMode::kOverwrite : table::WriteMode::kAppend;
+  // A part of a multipart write (multipart_handlers.cc): staged, committed by its complete.
+  if (auto upload = call.Query("upload_id")) {
+    QV_ASSIGN_OR_RETURN(uint64_t rows,
+                        table::StageWritePart(table::CommitTarget{table.root, branch}, *upload,
+                                              options.mode, *input));
+    return JsonReply({{"num_inserted_rows", rows}});
+  }
   // A declared table gets its first version from its first insert.
   if (options.mode == table::WriteMode::kAppend && !branch) {
     QV_ASSIGN_OR_RETURN(bool has_version, HasVersion(table));
