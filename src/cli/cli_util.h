@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "arrow/record_batch.h"
 #include "common/result.h"
 #include "store/object_store.h"
 
@@ -29,5 +30,9 @@ void CheckIntegerOptions(CLI::App& app);
 
 // Opens the store at `uri` without creating it: a mistyped path is an error, not a new root.
 Result<std::shared_ptr<ObjectStore>> OpenExistingStore(const std::string& uri);
+
+// An Arrow IPC stream read from a file (or stdin for "-"), batch by batch; the file is closed
+// with the stream. Errors name the file.
+Result<std::unique_ptr<arrow::BatchStream>> OpenIpcInput(const std::string& from);
 
 }  // namespace quiver::cli

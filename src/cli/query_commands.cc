@@ -14,6 +14,7 @@
 #include "common/json.h"
 #include "common/strings.h"
 #include "query/delete_where.h"
+#include "query/merge_insert.h"
 #include "query/query.h"
 #include "query/update_where.h"
 
@@ -231,6 +232,47 @@ int RunUpdate(const UpdateArgs& args) {
   return 0;
 }
 
+struct MergeArgs {
+  std::string uri;
+  std::string from;
+  std::vector<std::string> on;
+  bool update_all = false;
+  std::string update_if;
+  bool insert_all = false;
+  bool delete_unmatched = false;
+  std::string delete_if;
+  std::string branch;
+};
+
+int RunMerge(const MergeArgs& args) {
+  query::MergeInsertSpec spec;
+  spec.on = args.on;
+  spec.when_matched_update_all = args.update_all || !args.update_if.empty();
+  spec.when_matched_update_all_filt = args.update_if;
+  spec.when_not_matched_insert_all = args.insert_all;
+  spec.when_not_matched_by_source_delete = args.delete_unmatched || !args.delete_if.empty();
+  spec.when_not_matched_by_source_delete_filt = args.delete_if;
+  auto root = OpenExistingStore(args.uri);
+  if (!root.ok()) return Fail(root.status());
+  auto input = OpenIpcInput(args.from);
+  if (!input.ok()) return Fail(input.status());
+  std::vector<arrow::RecordBatch> source;
+  while (true) {
+    auto batch = (*input)->Next();
+    if (!batch.ok()) return Fail(batch.status());
+    if (!*batch) break;
+    source.push_back(std::move(**batch));
+  }
+  std::optional<std::string> branch;
+  if (!args.branch.empty() && args.branch != "main") branch = args.branch;
+  auto merged = query::MergeInsert(table::CommitTarget{*root, branch}, (*input)->schema(),
+                                   std::move(source), spec);
+  if (!merged.ok()) return Fail(merged.status());
+  std::cout << fmt::format("inserted {}, updated {}, deleted {} rows; committed version {}\n",
+                           merged->inserted, merged->updated, merged->deleted, merged->version);
+  return 0;
+}
+
 }  // namespace
 
 void AddQueryCommands(CLI::App& table, int* exit_code) {
@@ -308,6 +350,24 @@ void AddQueryCommands(CLI::App& table, int* exit_code) {
   update->add_option("--where", u->where, "SQL predicate (default: every row)");
   update->add_option("--branch", u->branch, "a branch (default: main)");
   update->callback([u, exit_code] { *exit_code = RunUpdate(*u); });
+
+  auto m = std::make_shared<MergeArgs>();
+  CLI::App* merge = table.add_subcommand(
+      "merge",
+      "Merge the rows of an Arrow IPC stream into the table on key columns, as LanceDB's "
+      "mergeInsert does (one Update commit)");
+  merge->add_option("uri", m->uri, "dataset root")->required();
+  merge->add_option("--from", m->from, "Arrow IPC stream file ('-' = stdin)")->required();
+  merge->add_option("--on", m->on, "key column (repeatable)")->required();
+  merge->add_flag("--update-all", m->update_all, "replace a matched row by its source row");
+  merge->add_option("--update-if", m->update_if,
+                    "...only where this SQL over source.<col> and target.<col> is TRUE");
+  merge->add_flag("--insert-all", m->insert_all, "insert the source rows that match nothing");
+  merge->add_flag("--delete-unmatched", m->delete_unmatched,
+                  "delete the table's rows that no source row matches");
+  merge->add_option("--delete-if", m->delete_if, "...only where this SQL predicate is TRUE");
+  merge->add_option("--branch", m->branch, "a branch (default: main)");
+  merge->callback([m, exit_code] { *exit_code = RunMerge(*m); });
 }
 
 }  // namespace quiver::cli

@@ -173,15 +173,9 @@ int RunImport(const ImportArgs& args) {
   if (options.mode == table::WriteMode::kAppend && !table::Dataset::Open(*root).ok()) {
     options.mode = table::WriteMode::kCreate;
   }
-  const int fd = args.from == "-" ? STDIN_FILENO : ::open(args.from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Fail(StatusFromErrno(errno, "opening " + args.from));
-  auto reader = arrow::ipc::StreamReader::Open(std::make_unique<arrow::ipc::FdInputStream>(fd));
-  if (!reader.ok()) {
-    if (fd != STDIN_FILENO) ::close(fd);
-    return Fail(reader.status().WithContext(args.from));
-  }
-  auto written = table::WriteData(table::CommitTarget{*root, std::nullopt}, **reader, options);
-  if (fd != STDIN_FILENO) ::close(fd);
+  auto input = OpenIpcInput(args.from);
+  if (!input.ok()) return Fail(input.status());
+  auto written = table::WriteData(table::CommitTarget{*root, std::nullopt}, **input, options);
   if (!written.ok()) return Fail(written.status());
   std::cout << fmt::format("wrote {} rows in {} fragments ({} bytes); version {}\n", written->rows,
                            written->fragments, written->bytes, written->commit.version);

@@ -27,7 +27,9 @@ class WithoutAddresses final : public arrow::BatchStream {
     }
     const arrow::ArrayData& addrs = *batch->columns.back();
     const uint64_t* values = arrow::Values<uint64_t>(addrs);
-    addresses_.insert(addresses_.end(), values, values + addrs.length);
+    for (int64_t i = 0; i < addrs.length; ++i) {
+      if (values[i] != kInsertedRow) addresses_.push_back(values[i]);
+    }
     batch->columns.pop_back();
     batch->schema = schema_;
     return batch;
@@ -44,7 +46,8 @@ class WithoutAddresses final : public arrow::BatchStream {
 
 Result<UpdateRowsResult> UpdateRows(const Dataset& read, arrow::BatchStream& replacements,
                                     const std::vector<int32_t>& fields_modified,
-                                    const CommitOptions& options) {
+                                    const CommitOptions& options,
+                                    const UpdateRowsOptions& rows_options) {
   if ((read.WriterFlags() & format::kFlagStableRowIds) != 0) {
     return Status::Unsupported(
         "updating rows of a table with stable row ids is not supported yet (Lance keeps each "
@@ -55,11 +58,10 @@ Result<UpdateRowsResult> UpdateRows(const Dataset& read, arrow::BatchStream& rep
   QV_ASSIGN_OR_RETURN(WrittenFragments written, WriteFragments(read, rows, WriteOptions{}));
   UpdateRowsResult result;
   result.rows = written.rows;
-  if (rows.addresses().empty()) {
-    DeleteFragmentFiles(*read.store(), written.fragments);
-    return result;
-  }
-  auto edits = WriteDeletions(read, rows.addresses());
+  std::vector<uint64_t>& leaving = rows.addresses();
+  leaving.insert(leaving.end(), rows_options.deletions.begin(), rows_options.deletions.end());
+  if (leaving.empty() && written.fragments.empty() && !rows_options.commit_unchanged) return result;
+  auto edits = WriteDeletions(read, leaving);
   if (!edits.ok()) {
     DeleteFragmentFiles(*read.store(), written.fragments);
     return edits.status();

@@ -7,9 +7,12 @@
 // stayed.
 //
 // `replacements` yields the new rows in the table's Arrow schema with one more, last column
-// `_rowaddr` (uint64): the address in `read` of the row each one replaces. The stream is consumed
-// once, in order, while the files are written (never all in memory). Nothing matched (no rows):
-// no commit. If the commit fails with a known outcome, the new data files are deleted.
+// `_rowaddr` (uint64): the address in `read` of the row each one replaces, or kInsertedRow for a
+// row that replaces none (merge-insert's inserts). The stream is consumed once, in order, while
+// the files are written (never all in memory). UpdateRowsOptions::deletions are rows that leave
+// without a replacement (merge-insert's not-matched-by-source deletes). Nothing changed: no
+// commit, unless UpdateRowsOptions::commit_unchanged (Lance's merge_insert commits a version
+// whatever it found). If the commit fails with a known outcome, the new data files are deleted.
 //
 // Tables with stable row ids are Unsupported for now: Lance moves each row's id (and its
 // created-at version) into the new fragment, which needs the per-row version columns quiver's
@@ -30,13 +33,21 @@
 
 namespace quiver::table {
 
+inline constexpr uint64_t kInsertedRow = ~uint64_t{0};
+
+struct UpdateRowsOptions {
+  std::vector<uint64_t> deletions;  // addresses in `read` of rows deleted without a replacement
+  bool commit_unchanged = false;
+};
+
 struct UpdateRowsResult {
-  std::optional<CommitResult> commit;  // none when no row was replaced
-  uint64_t rows = 0;
+  std::optional<CommitResult> commit;  // none when nothing changed (and no commit was asked for)
+  uint64_t rows = 0;                   // rows written
 };
 
 Result<UpdateRowsResult> UpdateRows(const Dataset& read, arrow::BatchStream& replacements,
                                     const std::vector<int32_t>& fields_modified,
-                                    const CommitOptions& options = {});
+                                    const CommitOptions& options = {},
+                                    const UpdateRowsOptions& rows_options = {});
 
 }  // namespace quiver::table

@@ -52,29 +52,6 @@ std::string NewDataFileName() {
   return name + ".lance";
 }
 
-// Checks the input's schema against the table's (same names, types and order); nullability may
-// be stricter in the input.
-Status CheckAppendSchema(const arrow::Schema& table, const arrow::Schema& input) {
-  if (table.fields.size() != input.fields.size()) {
-    return Status::InvalidInput(fmt::format("the data has {} columns, the table {} ({})",
-                                            input.fields.size(), table.fields.size(),
-                                            table.ToString()));
-  }
-  for (size_t i = 0; i < table.fields.size(); ++i) {
-    const auto& t = table.fields[i];
-    const auto& in = input.fields[i];
-    auto empty_t = arrow::MakeNullArray(t.type, 0);
-    auto empty_in = arrow::MakeNullArray(in.type, 0);
-    arrow::EqualOptions loose;
-    loose.check_field_names = false;
-    if (t.name != in.name || !empty_t.ok() || !empty_in.ok() ||
-        arrow::Diff(**empty_t, **empty_in, loose)) {
-      return Status::InvalidInput(fmt::format("column {} of the data is '{}', the table has '{}'",
-                                              i, in.ToString(), t.ToString()));
-    }
-  }
-  return Status::OK();
-}
 
 // The data storage version of an existing table: the manifest's, or when it records none (older
 // writers) the version of its first data file.
@@ -263,6 +240,28 @@ Status WriteAll(arrow::BatchStream& input, FragmentWriter& writer) {
 }
 
 }  // namespace
+
+Status CheckAppendSchema(const arrow::Schema& table, const arrow::Schema& input) {
+  if (table.fields.size() != input.fields.size()) {
+    return Status::InvalidInput(fmt::format("the data has {} columns, the table {} ({})",
+                                            input.fields.size(), table.fields.size(),
+                                            table.ToString()));
+  }
+  for (size_t i = 0; i < table.fields.size(); ++i) {
+    const auto& t = table.fields[i];
+    const auto& in = input.fields[i];
+    auto empty_t = arrow::MakeNullArray(t.type, 0);
+    auto empty_in = arrow::MakeNullArray(in.type, 0);
+    arrow::EqualOptions loose;
+    loose.check_field_names = false;
+    if (t.name != in.name || !empty_t.ok() || !empty_in.ok() ||
+        arrow::Diff(**empty_t, **empty_in, loose)) {
+      return Status::InvalidInput(fmt::format("column {} of the data is '{}', the table has '{}'",
+                                              i, in.ToString(), t.ToString()));
+    }
+  }
+  return Status::OK();
+}
 
 void DeleteFragmentFiles(ObjectStore& store,
                          const std::vector<lance::table::DataFragment>& fragments) {

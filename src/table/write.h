@@ -73,6 +73,10 @@ struct WrittenFragments {
 };
 Result<WrittenFragments> WriteFragments(const Dataset& ds, arrow::BatchStream& input,
                                         const WriteOptions& options = {});
+// InvalidInput unless `input` has the table's columns: the same names, types and order
+// (nullability may be stricter in the input). What appends check.
+Status CheckAppendSchema(const arrow::Schema& table, const arrow::Schema& input);
+
 // The transaction WriteData commits: `fragments` appended to (kAppend) or replacing the rows of
 // (kOverwrite, kCreate) a dataset that gets `schema`, built against `read_version`.
 lance::table::Transaction WriteTransaction(

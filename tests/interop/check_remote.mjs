@@ -222,6 +222,34 @@ async function workflows(local, remote, server) {
     return [r?.numDeletedRows ?? null, await t.countRows(), await t.version()];
   });
   await both("rows after the writes", lt, rt, async (t) => plain(byId(await t.query().toArray())));
+  // merge_insert/ (an uncompressed Arrow stream; the whens as query parameters).
+  const changed = (rows, x) => rows.map((r) => ({ ...r, x }));
+  await both("mergeInsert upsert (update all, insert all)", lt, rt, async (t) => {
+    const r = await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll()
+      .execute(tableOf([...changed(rowsOf(100, 20), 999), ...rowsOf(5000, 4)]));
+    return [r.numInsertedRows, r.numUpdatedRows, r.numDeletedRows, await t.countRows(),
+      plain(byId(await t.query().where("x = 999 OR id >= 5000").toArray()))];
+  });
+  await both("mergeInsert with a condition on source and target", lt, rt, async (t) => {
+    const r = await t.mergeInsert("id").whenMatchedUpdateAll({ where: "target.x < source.x" })
+      .execute(tableOf([...changed(rowsOf(200, 10), 30), ...changed(rowsOf(210, 10), 1)]));
+    return [r.numUpdatedRows, r.numInsertedRows, plain(byId(await t.query().where("id >= 200 AND id < 220").toArray()))];
+  });
+  await both("mergeInsert insert-if-not-exists keeps duplicates of new keys", lt, rt, async (t) => {
+    const r = await t.mergeInsert("id").whenNotMatchedInsertAll()
+      .execute(tableOf([...rowsOf(1, 3), ...rowsOf(6000, 2), ...rowsOf(6000, 1)]));
+    return [r.numInsertedRows, r.numUpdatedRows, await t.countRows("id >= 6000")];
+  });
+  await both("mergeInsert deleting what the source lacks (with a filter)", lt, rt, async (t) => {
+    const r = await t.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedBySourceDelete({ where: "id >= 5000" })
+      .execute(tableOf(rowsOf(5000, 2)));
+    return [r.numDeletedRows, r.numUpdatedRows, await t.countRows(), await t.version()];
+  });
+  await fails("a merge whose source matches one target row twice is refused (400, Lance's message)",
+    /Ambiguous merge inserts/i,
+    () => rt.mergeInsert("id").whenMatchedUpdateAll().execute(tableOf([...rowsOf(1, 1), ...rowsOf(1, 1)])));
+  await both("rows after the merges", lt, rt, async (t) => plain(byId(await t.query().toArray())));
+
   await both("add with mode overwrite", lt, rt, async (t) => {
     await t.add(tableOf(rowsOf(1000, 50)), { mode: "overwrite" });
     return [await t.countRows(), plain(byId(await t.query().select(["id"]).toArray()))];

@@ -1,6 +1,6 @@
 // The data plane's writes against LanceDB: tables quiver writes through its server (CreateTable,
 // InsertIntoTable with Arrow IPC bodies made by apache-arrow, UpdateTable, DeleteFromTable) and its CLI
-// (`quiver table delete --where`) are read by LanceDB with the rows a LanceDB-only twin holds
+// (`quiver table delete --where`, `quiver table merge`) are read by LanceDB with the rows a LanceDB-only twin holds
 // (the same operations run by LanceDB on its own copy), and LanceDB appends, deletes and
 // optimizes on top; quiver's QueryTable answers what LanceDB's query answers on the result.
 //
@@ -77,6 +77,20 @@ async function main() {
     const del = quiver("table", "delete", dsPath, "--where", "x > 30 AND id < 190");
     check("quiver table delete --where", del.ok && /deleted \d+ rows/.test(del.out), del.out);
     await twin.delete("x > 30 AND id < 190");
+    // `table merge` offline, LanceDB's mergeInsert on the twin: ids 150..169 updated (or
+    // re-inserted where deleted: they match nothing then), 300..309 inserted, rows with x > 45 the
+    // source lacks deleted.
+    const mergeRows = rowsOf(150, 20).map((row) => ({ ...row, s: "merged" })).concat(rowsOf(300, 10));
+    const mergeFile = path.join(SCRATCH, "merge.arrow");
+    fs.writeFileSync(mergeFile, ipcStream(mergeRows));
+    const merged = quiver("table", "merge", dsPath, "--from", mergeFile, "--on", "id", "--update-all",
+      "--insert-all", "--delete-if", "x > 45");
+    const twinMerged = await twin.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll()
+      .whenNotMatchedBySourceDelete({ where: "x > 45" }).execute(lancedb.makeArrowTable(mergeRows, { schema }));
+    const counts = /inserted (\d+), updated (\d+), deleted (\d+) rows/.exec(merged.out);
+    check("quiver table merge counts what LanceDB's mergeInsert does", merged.ok && counts &&
+      Number(counts[1]) === twinMerged.numInsertedRows && Number(counts[2]) === twinMerged.numUpdatedRows &&
+      Number(counts[3]) === twinMerged.numDeletedRows, `${merged.out} vs ${JSON.stringify(twinMerged)}`);
 
     // 3. LanceDB reads quiver's table as its twin.
     const linked = await connectToDataset(dsPath);

@@ -112,7 +112,7 @@ const Row kMatrix[] = {
   {"UpdateFieldMetadata",        kTbl,   D,     A,     A,    A,    X},
   {"AlterTableDropColumns",      kTbl,   D,     A,     A,    A,    X},
   {"InsertIntoTable",            kTbl,   D,     A,     A,    A,    X},
-  {"MergeInsertIntoTable",       kTbl,   D,     A,     A,    A,    A},  // 406
+  {"MergeInsertIntoTable",       kTbl,   D,     A,     A,    A,    X},
   {"UpdateTable",                kTbl,   D,     A,     A,    A,    X},
   {"DeleteFromTable",            kTbl,   D,     A,     A,    A,    X},
   {"AlterTableAddColumns",       kTbl,   D,     A,     A,    A,    A},  // 406

@@ -259,6 +259,47 @@ TEST_F(DataPlaneTest, UpdateByPredicate) {
   EXPECT_EQ(Snapshot(), before);
 }
 
+TEST_F(DataPlaneTest, MergeInsertUpsertsOnTheKey) {
+  // ids 90..109 over a table of 0..99: 10 updated, 10 inserted.
+  auto merged = SendArrow(
+      "/v1/table/d/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true",
+      Stream(90, 20));
+  ASSERT_EQ(merged.status, 200) << merged.body;
+  EXPECT_EQ(merged.Json()["version"], 3);
+  EXPECT_EQ(merged.Json()["num_updated_rows"], 10);
+  EXPECT_EQ(merged.Json()["num_inserted_rows"], 10);
+  EXPECT_EQ(merged.Json()["num_deleted_rows"], 0);
+  EXPECT_EQ(Count("d"), "110");
+  // Deleting what the source lacks, where a filter holds.
+  auto pruned = SendArrow(
+      "/v1/table/d/merge_insert?on=id&when_matched_update_all=true"
+      "&when_not_matched_by_source_delete=true&when_not_matched_by_source_delete_filt=id%20%3C%2010",
+      Stream(50, 1));
+  ASSERT_EQ(pruned.status, 200) << pruned.body;
+  EXPECT_EQ(pruned.Json()["num_deleted_rows"], 10);
+  EXPECT_EQ(Count("d"), "100");
+
+  const auto before = Snapshot();
+  const std::string upsert = "&when_matched_update_all=true&when_not_matched_insert_all=true";
+  ExpectError(SendArrow("/v1/table/d/merge_insert?when_matched_update_all=true", Stream(0, 1)),
+              400, 13, "no key");
+  ExpectError(SendArrow("/v1/table/d/merge_insert?on=nope" + upsert, Stream(0, 1)), 404, 12,
+              "unknown key");
+  ExpectError(SendArrow("/v1/table/d/merge_insert?on=id", Stream(0, 1)), 400, 13, "no action");
+  ExpectError(SendArrow("/v1/table/d/merge_insert?on=id" + upsert, "not arrow"), 400, 13, "IPC");
+  auto batch = Batch(50, 1);  // twice: two source rows for one target row
+  auto dup = arrow::ipc::WriteStreamToString(batch.schema, {batch, batch});
+  ASSERT_TRUE(dup.ok());
+  auto ambiguous = SendArrow("/v1/table/d/merge_insert?on=id" + upsert, *dup);
+  ExpectError(ambiguous, 400, 13, "ambiguous");
+  EXPECT_NE(ambiguous.body.find("Ambiguous merge inserts"), std::string::npos);
+  ExpectError(SendArrow("/v1/table/d/merge_insert?on=id&when_matched_update_all=true"
+                        "&when_matched_update_all_filt=target.id%20%3E",
+                        Stream(0, 1)),
+              400, 13, "condition");
+  EXPECT_EQ(Snapshot(), before);
+}
+
 TEST_F(DataPlaneTest, DeleteByPredicate) {
   auto deleted = client_->Post("/v1/table/d/delete", {{"predicate", "id % 2 = 0 OR id >= 90"}});
   ASSERT_EQ(deleted.status, 200) << deleted.body;

@@ -99,6 +99,7 @@ Result<HttpResponse> HandleAnalyzeTableQueryPlan(const HandlerContext& ctx, Call
 // Data writes (write_handlers.cc).
 Result<HttpResponse> HandleCreateTable(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleInsertIntoTable(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleMergeInsertIntoTable(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleUpdateTable(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleDeleteFromTable(const HandlerContext& ctx, Call& call);
 

@@ -1,4 +1,5 @@
-// The data plane's writes: CreateTable, InsertIntoTable (Arrow IPC stream bodies), UpdateTable
+// The data plane's writes: CreateTable, InsertIntoTable and MergeInsertIntoTable (Arrow IPC
+// stream bodies), UpdateTable
 // (column = SQL expression where a predicate holds) and DeleteFromTable (a SQL predicate), each
 // one Lance transaction through the commit protocol (table/write.h, query/update_where.h,
 // query/delete_where.h).
@@ -13,6 +14,7 @@
 #include "common/json.h"
 #include "common/logging.h"
 #include "query/delete_where.h"
+#include "query/merge_insert.h"
 #include "query/update_where.h"
 #include "server/internal/handlers.h"
 #include "table/dataset.h"
@@ -188,6 +190,47 @@ Result<HttpResponse> HandleInsertIntoTable(const HandlerContext& ctx, Call& call
   QV_ASSIGN_OR_RETURN(table::WriteResult written,
                       table::WriteData(table::CommitTarget{table.root, branch}, *input, options));
   return JsonReply({{"version", written.commit.version}, {"num_inserted_rows", written.rows}});
+}
+
+Result<HttpResponse> HandleMergeInsertIntoTable(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  query::MergeInsertSpec spec;
+  for (auto [it, end] = call.http->query.equal_range("on"); it != end; ++it) {
+    if (it->second.empty()) return Status::InvalidInput("'on' must name a column");
+    spec.on.push_back(it->second);
+  }
+  if (spec.on.empty()) return Status::InvalidInput("'on' is required (the key column)");
+  auto flag = [&](const char* name, bool* out) -> Status {
+    QV_ASSIGN_OR_RETURN(auto value, call.QueryBool(name));
+    *out = value.value_or(false);
+    return Status::OK();
+  };
+  QV_RETURN_IF_ERROR(flag("when_matched_update_all", &spec.when_matched_update_all));
+  QV_RETURN_IF_ERROR(flag("when_not_matched_insert_all", &spec.when_not_matched_insert_all));
+  QV_RETURN_IF_ERROR(
+      flag("when_not_matched_by_source_delete", &spec.when_not_matched_by_source_delete));
+  spec.when_matched_update_all_filt = call.Query("when_matched_update_all_filt").value_or("");
+  spec.when_not_matched_by_source_delete_filt =
+      call.Query("when_not_matched_by_source_delete_filt").value_or("");
+  // `use_index` is accepted either way: the join is exact and needs no index.
+  QV_RETURN_IF_ERROR(call.QueryBool("use_index").status());
+  QV_ASSIGN_OR_RETURN(auto branch, BranchOf(call));
+  QV_ASSIGN_OR_RETURN(auto input, ArrowBody(call));
+  std::vector<arrow::RecordBatch> source;
+  while (true) {
+    QV_ASSIGN_OR_RETURN(auto batch, input->Next());
+    if (!batch) break;
+    source.push_back(std::move(*batch));
+  }
+  QV_ASSIGN_OR_RETURN(query::MergeInsertResult merged,
+                      query::MergeInsert(table::CommitTarget{table.root, branch}, input->schema(),
+                                         std::move(source), spec));
+  return JsonReply({{"version", merged.version},
+                    {"num_inserted_rows", merged.inserted},
+                    {"num_updated_rows", merged.updated},
+                    {"num_deleted_rows", merged.deleted},
+                    {"num_attempts", merged.attempts},
+                    {"num_rows", merged.inserted + merged.updated}});
 }
 
 Result<HttpResponse> HandleUpdateTable(const HandlerContext& ctx, Call& call) {

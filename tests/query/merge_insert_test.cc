@@ -1,0 +1,238 @@
+// query::MergeInsert with Lance's semantics (observed with LanceDB 0.31 and 0.39,
+// docs/lance-findings.md): upserts, a condition over source and target, deleting what the
+// source lacks with a filter, NULL keys never matching, ambiguity refused only where rows are
+// updated, a version committed even when nothing changed, refusals before anything is written,
+// and rows that keep their fragments while the merged ones move.
+#include "query/merge_insert.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+
+#include "arrow/array.h"
+#include "query/query.h"
+#include "store/memory_store.h"
+#include "table/dataset.h"
+#include "table/write.h"
+#include "testing/status_matchers.h"
+
+namespace quiver::query {
+namespace {
+
+std::shared_ptr<const arrow::Schema> MergeSchema() {
+  auto schema = std::make_shared<arrow::Schema>();
+  schema->fields.emplace_back("id", arrow::DataType::Int64(), true);
+  schema->fields.emplace_back("x", arrow::DataType::Int32(), true);
+  schema->fields.emplace_back("s", arrow::DataType::Utf8(), true);
+  return schema;
+}
+
+// Rows (id, x, s = "s<id>"); a nullopt id is a NULL key.
+arrow::RecordBatch MergeRows(const std::vector<std::pair<std::optional<int64_t>, int32_t>>& rows) {
+  std::vector<int64_t> ids;
+  std::vector<bool> valid;
+  std::vector<int32_t> xs;
+  std::vector<std::string> ss;
+  for (const auto& [id, x] : rows) {
+    ids.push_back(id.value_or(0));
+    valid.push_back(id.has_value());
+    xs.push_back(x);
+    ss.push_back(id ? "s" + std::to_string(*id) : "null");
+  }
+  arrow::RecordBatch batch;
+  batch.schema = MergeSchema();
+  batch.length = static_cast<int64_t>(rows.size());
+  batch.columns = {*arrow::MakeFixedArray(arrow::DataType::Int64(), ids, valid),
+                   *arrow::MakeFixedArray(arrow::DataType::Int32(), xs),
+                   *arrow::MakeBinaryArray(arrow::DataType::Utf8(), ss)};
+  return batch;
+}
+
+// ids 0..9 with x = 10 * id, in files of 4 rows (version 1).
+std::shared_ptr<ObjectStore> MergeTable() {
+  std::vector<std::pair<std::optional<int64_t>, int32_t>> rows;
+  for (int64_t i = 0; i < 10; ++i) rows.push_back({i, static_cast<int32_t>(10 * i)});
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  auto stream = arrow::MakeVectorStream(MergeSchema(), {MergeRows(rows)});
+  table::WriteOptions options;
+  options.mode = table::WriteMode::kCreate;
+  options.max_rows_per_file = 4;
+  EXPECT_OK(table::WriteData(table::CommitTarget{root, std::nullopt}, *stream, options).status());
+  return root;
+}
+
+// id → x of the latest version ("null" ids as -1).
+std::multimap<int64_t, int32_t> IdToX(const std::shared_ptr<ObjectStore>& root) {
+  auto ds = table::Dataset::Open(root);
+  EXPECT_OK(ds.status());
+  std::multimap<int64_t, int32_t> out;
+  if (!ds.ok()) return out;
+  auto stream = RunQuery(*ds, QueryRequest{});
+  EXPECT_OK(stream.status());
+  while (stream.ok()) {
+    auto batch = (*stream)->Next();
+    EXPECT_OK(batch.status());
+    if (!batch.ok() || !*batch) break;
+    const auto& id = *(*batch)->columns[0];
+    const auto& x = *(*batch)->columns[1];
+    for (int64_t i = 0; i < (*batch)->length; ++i) {
+      out.insert({arrow::IsNull(id, i) ? -1 : arrow::Values<int64_t>(id)[i],
+                  arrow::Values<int32_t>(x)[i]});
+    }
+  }
+  return out;
+}
+
+uint64_t LatestVersion(const std::shared_ptr<ObjectStore>& root) {
+  auto ds = table::Dataset::Open(root);
+  return ds.ok() ? (*ds)->version() : 0;
+}
+
+Result<MergeInsertResult> Merge(const std::shared_ptr<ObjectStore>& root,
+                                std::vector<std::pair<std::optional<int64_t>, int32_t>> rows,
+                                const MergeInsertSpec& spec) {
+  return MergeInsert(table::CommitTarget{root, std::nullopt}, MergeSchema(), {MergeRows(rows)},
+                     spec);
+}
+
+MergeInsertSpec Upsert() {
+  MergeInsertSpec spec;
+  spec.on = {"id"};
+  spec.when_matched_update_all = true;
+  spec.when_not_matched_insert_all = true;
+  return spec;
+}
+
+TEST(MergeInsert, UpsertsUpdateMatchedRowsAndInsertTheRest) {
+  auto root = MergeTable();
+  auto merged = Merge(root, {{2, 222}, {7, 777}, {42, 4200}, {std::nullopt, 5}}, Upsert());
+  ASSERT_OK(merged.status());
+  EXPECT_EQ(merged->updated, 2u);
+  EXPECT_EQ(merged->inserted, 2u);  // the NULL key never matches: inserted
+  EXPECT_EQ(merged->deleted, 0u);
+  EXPECT_EQ(merged->version, 2u);
+  auto rows = IdToX(root);
+  EXPECT_EQ(rows.size(), 12u);
+  EXPECT_EQ(rows.find(2)->second, 222);
+  EXPECT_EQ(rows.find(7)->second, 777);
+  EXPECT_EQ(rows.find(42)->second, 4200);
+  EXPECT_EQ(rows.find(3)->second, 30);
+  EXPECT_EQ(rows.count(-1), 1u);
+}
+
+TEST(MergeInsert, AConditionOverSourceAndTargetChoosesTheUpdatedRows) {
+  auto root = MergeTable();
+  MergeInsertSpec spec;
+  spec.on = {"id"};
+  spec.when_matched_update_all = true;
+  spec.when_matched_update_all_filt = "target.x < source.x AND source.s = 's1'";
+  auto merged = Merge(root, {{1, 100}, {2, 1}, {3, 999}}, spec);
+  ASSERT_OK(merged.status());
+  EXPECT_EQ(merged->updated, 1u);
+  EXPECT_EQ(merged->inserted, 0u);
+  EXPECT_EQ(IdToX(root).find(1)->second, 100);
+  EXPECT_EQ(IdToX(root).find(3)->second, 30);
+}
+
+TEST(MergeInsert, DeletesWhatTheSourceLacksWhereTheFilterHolds) {
+  auto root = MergeTable();
+  MergeInsertSpec spec;
+  spec.on = {"id"};
+  spec.when_matched_update_all = true;
+  spec.when_not_matched_by_source_delete = true;
+  spec.when_not_matched_by_source_delete_filt = "x >= 50";
+  auto merged = Merge(root, {{6, 6}, {1, 1}}, spec);
+  ASSERT_OK(merged.status());
+  EXPECT_EQ(merged->updated, 2u);
+  EXPECT_EQ(merged->deleted, 4u);  // 5, 7, 8, 9 lack a source row and have x >= 50; 6 matched
+  auto rows = IdToX(root);
+  EXPECT_EQ(rows.size(), 6u) << rows.size();
+  EXPECT_EQ(rows.count(5), 0u);
+  EXPECT_EQ(rows.count(9), 0u);
+  EXPECT_EQ(rows.find(6)->second, 6);
+  EXPECT_EQ(rows.find(4)->second, 40);
+}
+
+TEST(MergeInsert, AmbiguityIsRefusedOnlyWhereMatchedRowsAreUpdated) {
+  auto root = MergeTable();
+  auto ambiguous = Merge(root, {{1, 11}, {1, 12}}, Upsert());
+  EXPECT_EQ(ambiguous.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(ambiguous.status().message().find("Ambiguous merge inserts are prohibited"),
+            std::string::npos)
+      << ambiguous.status().ToString();
+  EXPECT_NE(ambiguous.status().message().find("id = 1"), std::string::npos);
+  EXPECT_EQ(LatestVersion(root), 1u);
+  // Duplicates of a new key are both inserted; duplicates of a matched key skipped.
+  MergeInsertSpec insert_only;
+  insert_only.on = {"id"};
+  insert_only.when_not_matched_insert_all = true;
+  auto merged = Merge(root, {{1, 11}, {1, 12}, {50, 1}, {50, 2}}, insert_only);
+  ASSERT_OK(merged.status());
+  EXPECT_EQ(merged->inserted, 2u);
+  EXPECT_EQ(IdToX(root).count(50), 2u);
+  EXPECT_EQ(IdToX(root).count(1), 1u);
+}
+
+TEST(MergeInsert, AVersionIsCommittedEvenWhenNothingChanged) {
+  auto root = MergeTable();
+  MergeInsertSpec spec;
+  spec.on = {"id"};
+  spec.when_matched_update_all = true;
+  auto merged = Merge(root, {{99, 1}}, spec);
+  ASSERT_OK(merged.status());
+  EXPECT_EQ(merged->updated + merged->inserted + merged->deleted, 0u);
+  EXPECT_EQ(merged->version, 2u);
+  EXPECT_EQ(IdToX(root).size(), 10u);
+}
+
+TEST(MergeInsert, BadInputIsRefusedBeforeAnythingIsWritten) {
+  auto root = MergeTable();
+  MergeInsertSpec no_key = Upsert();
+  no_key.on.clear();
+  EXPECT_EQ(Merge(root, {{1, 1}}, no_key).status().code(), StatusCode::kInvalidInput);
+  MergeInsertSpec unknown = Upsert();
+  unknown.on = {"nope"};
+  EXPECT_EQ(Merge(root, {{1, 1}}, unknown).status().code(), StatusCode::kTableColumnNotFound);
+  MergeInsertSpec nothing;
+  nothing.on = {"id"};
+  EXPECT_EQ(Merge(root, {{1, 1}}, nothing).status().code(), StatusCode::kInvalidInput);
+  MergeInsertSpec bad_sql = Upsert();
+  bad_sql.when_matched_update_all_filt = "target.x <";
+  EXPECT_EQ(Merge(root, {{1, 1}}, bad_sql).status().code(), StatusCode::kInvalidInput);
+  MergeInsertSpec bad_column = Upsert();
+  bad_column.when_matched_update_all_filt = "target.nope = 1";
+  EXPECT_FALSE(Merge(root, {{1, 1}}, bad_column).ok());
+  // A source whose columns are not the table's.
+  auto other = std::make_shared<arrow::Schema>();
+  other->fields.emplace_back("id", arrow::DataType::Int64(), true);
+  arrow::RecordBatch batch;
+  batch.schema = other;
+  batch.length = 1;
+  batch.columns = {*arrow::MakeFixedArray(arrow::DataType::Int64(), std::vector<int64_t>{1})};
+  EXPECT_EQ(MergeInsert(table::CommitTarget{root, std::nullopt}, other, {batch}, Upsert())
+                .status()
+                .code(),
+            StatusCode::kInvalidInput);
+  EXPECT_EQ(LatestVersion(root), 1u);
+  EXPECT_EQ(IdToX(root).size(), 10u);
+}
+
+// Rows the merge does not touch keep their fragment; the merged ones leave theirs through
+// deletion vectors and arrive in a new fragment; a fragment left empty is dropped.
+TEST(MergeInsert, UntouchedFragmentsStayAndEmptiedOnesGo) {
+  auto root = MergeTable();  // fragments: 0-3, 4-7, 8-9
+  ASSERT_OK(Merge(root, {{8, 1}, {9, 2}, {0, 3}}, Upsert()).status());
+  auto ds = table::Dataset::Open(root);
+  ASSERT_OK(ds.status());
+  const auto& fragments = (*ds)->manifest().fragments();
+  ASSERT_EQ(fragments.size(), 3);  // 0-3 (one deleted), 4-7 untouched, the new one; 8-9 gone
+  EXPECT_EQ(fragments[0].id(), 0u);
+  EXPECT_TRUE(fragments[0].has_deletion_file());
+  EXPECT_EQ(fragments[1].id(), 1u);
+  EXPECT_FALSE(fragments[1].has_deletion_file());
+  EXPECT_EQ(fragments[2].physical_rows(), 3u);
+}
+
+}  // namespace
+}  // namespace quiver::query
