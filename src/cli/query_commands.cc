@@ -13,6 +13,7 @@
 #include "cli/rows_output.h"
 #include "common/json.h"
 #include "common/strings.h"
+#include "query/add_columns_sql.h"
 #include "query/delete_where.h"
 #include "query/merge_insert.h"
 #include "query/query.h"
@@ -208,20 +209,28 @@ struct UpdateArgs {
   std::string branch;
 };
 
-int RunUpdate(const UpdateArgs& args) {
-  std::vector<std::pair<std::string, std::string>> updates;
-  for (const std::string& s : args.set) {
+// `NAME=SQL` options as (name, SQL) pairs; InvalidInput naming `option` for one without a name.
+Result<std::vector<std::pair<std::string, std::string>>> Assignments(
+    const std::vector<std::string>& values, std::string_view option) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& s : values) {
     const size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0) {
-      return UsageError(Status::InvalidInput(fmt::format("--set '{}' is not COLUMN=SQL", s)));
+      return Status::InvalidInput(fmt::format("{} '{}' is not NAME=SQL", option, s));
     }
-    updates.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+    out.emplace_back(s.substr(0, eq), s.substr(eq + 1));
   }
+  return out;
+}
+
+int RunUpdate(const UpdateArgs& args) {
+  auto updates = Assignments(args.set, "--set");
+  if (!updates.ok()) return UsageError(updates.status());
   auto root = OpenExistingStore(args.uri);
   if (!root.ok()) return Fail(root.status());
   std::optional<std::string> branch;
   if (!args.branch.empty() && args.branch != "main") branch = args.branch;
-  auto updated = query::UpdateWhere(table::CommitTarget{*root, branch}, updates, args.where);
+  auto updated = query::UpdateWhere(table::CommitTarget{*root, branch}, *updates, args.where);
   if (!updated.ok()) return Fail(updated.status());
   if (updated->rows_updated == 0) {
     std::cout << "no row matches; nothing committed (version " << updated->version << ")\n";
@@ -229,6 +238,26 @@ int RunUpdate(const UpdateArgs& args) {
     std::cout << "updated " << updated->rows_updated << " rows; committed version "
               << updated->version << "\n";
   }
+  return 0;
+}
+
+struct AddColumnsArgs {
+  std::string uri;
+  std::vector<std::string> columns;  // NAME=SQL
+  std::string branch;
+};
+
+int RunAddColumns(const AddColumnsArgs& args) {
+  auto parsed = Assignments(args.columns, "--column");
+  if (!parsed.ok()) return UsageError(parsed.status());
+  const auto& columns = *parsed;
+  auto root = OpenExistingStore(args.uri);
+  if (!root.ok()) return Fail(root.status());
+  std::optional<std::string> branch;
+  if (!args.branch.empty() && args.branch != "main") branch = args.branch;
+  auto version = query::AddColumnsSql(table::CommitTarget{*root, branch}, columns);
+  if (!version.ok()) return Fail(version.status());
+  std::cout << "added " << columns.size() << " columns; committed version " << *version << "\n";
   return 0;
 }
 
@@ -350,6 +379,17 @@ void AddQueryCommands(CLI::App& table, int* exit_code) {
   update->add_option("--where", u->where, "SQL predicate (default: every row)");
   update->add_option("--branch", u->branch, "a branch (default: main)");
   update->callback([u, exit_code] { *exit_code = RunUpdate(*u); });
+
+  auto ac = std::make_shared<AddColumnsArgs>();
+  CLI::App* add_columns = table.add_subcommand(
+      "add-columns",
+      "Add columns computed by SQL expressions of each row (a new data file per fragment, one "
+      "Merge commit, as Lance's add_columns)");
+  add_columns->add_option("uri", ac->uri, "dataset root")->required();
+  add_columns->add_option("--column", ac->columns, "NAME=SQL, e.g. --column 'total=price * qty'")
+      ->required();
+  add_columns->add_option("--branch", ac->branch, "a branch (default: main)");
+  add_columns->callback([ac, exit_code] { *exit_code = RunAddColumns(*ac); });
 
   auto m = std::make_shared<MergeArgs>();
   CLI::App* merge = table.add_subcommand(

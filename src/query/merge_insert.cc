@@ -11,6 +11,7 @@
 #include "expr/parser.h"
 #include "format/arrow_schema.h"
 #include "query/internal/on_latest.h"
+#include "query/internal/row_schema.h"
 #include "query/query.h"
 #include "table/dataset.h"
 #include "table/update_rows.h"
@@ -99,8 +100,8 @@ Result<arrow::RecordBatch> Gather(const std::shared_ptr<const arrow::Schema>& sc
       while (j < at.size() && at[j].first == at[i].first && at[j].second == at[j - 1].second + 1) {
         ++j;
       }
-      pieces.push_back(arrow::Slice(batches[at[i].first].columns[c], at[i].second,
-                                    static_cast<int64_t>(j - i)));
+      pieces.push_back(
+          arrow::Slice(batches[at[i].first].columns[c], at[i].second, static_cast<int64_t>(j - i)));
       i = j;
     }
     if (pieces.empty()) {
@@ -139,8 +140,8 @@ Result<arrow::RecordBatch> PairBatch(const std::shared_ptr<arrow::Schema>& schem
   arrow::RecordBatch out;
   out.schema = schema;
   out.length = source.length;
-  QV_ASSIGN_OR_RETURN(auto s, arrow::MakeStructArray(schema->fields[0].type, source.length,
-                                                     source.columns));
+  QV_ASSIGN_OR_RETURN(
+      auto s, arrow::MakeStructArray(schema->fields[0].type, source.length, source.columns));
   QV_ASSIGN_OR_RETURN(auto t,
                       arrow::MakeStructArray(schema->fields[1].type, source.length, target));
   out.columns = {std::move(s), std::move(t)};
@@ -181,9 +182,9 @@ Result<CheckedSpec> CheckSpec(const MergeInsertSpec& spec, const arrow::Schema& 
                     fmt::format("merge key '{}' is not a column of the table", name));
     }
     if (!IsScalarKey(table.fields[static_cast<size_t>(at)].type)) {
-      return Status::InvalidInput(fmt::format("merge key '{}' must be a scalar column, not {}",
-                                              name,
-                                              table.fields[static_cast<size_t>(at)].type.ToString()));
+      return Status::InvalidInput(
+          fmt::format("merge key '{}' must be a scalar column, not {}", name,
+                      table.fields[static_cast<size_t>(at)].type.ToString()));
     }
     out.keys.push_back(static_cast<size_t>(at));
   }
@@ -194,10 +195,10 @@ Result<CheckedSpec> CheckSpec(const MergeInsertSpec& spec, const arrow::Schema& 
   }
   if (spec.when_not_matched_by_source_delete &&
       !spec.when_not_matched_by_source_delete_filt.empty()) {
-    auto visible = std::make_shared<arrow::Schema>(table);
-    visible->fields.push_back(arrow::Field{"_rowaddr", arrow::DataType::UInt64(), false});
-    QV_ASSIGN_OR_RETURN(out.filter, ParseChecked(spec.when_not_matched_by_source_delete_filt,
-                                                 *visible, "when_not_matched_by_source_delete_filt"));
+    auto visible = internal::WithRowAddress(table);
+    QV_ASSIGN_OR_RETURN(out.filter,
+                        ParseChecked(spec.when_not_matched_by_source_delete_filt, *visible,
+                                     "when_not_matched_by_source_delete_filt"));
   }
   return out;
 }
@@ -205,7 +206,8 @@ Result<CheckedSpec> CheckSpec(const MergeInsertSpec& spec, const arrow::Schema& 
 Result<MergeInsertResult> MergeOnce(const std::shared_ptr<const table::Dataset>& dataset,
                                     const std::shared_ptr<const arrow::Schema>& schema,
                                     const std::vector<arrow::RecordBatch>& source,
-                                    const MergeInsertSpec& spec, const table::CommitOptions& options) {
+                                    const MergeInsertSpec& spec,
+                                    const table::CommitOptions& options) {
   QV_ASSIGN_OR_RETURN(arrow::Schema table, format::ToArrowSchema(dataset->schema()));
   QV_ASSIGN_OR_RETURN(CheckedSpec checked, CheckSpec(spec, table, *schema));
   std::vector<std::string> key_names = spec.on;
@@ -297,12 +299,12 @@ Result<MergeInsertResult> MergeOnce(const std::shared_ptr<const table::Dataset>&
   if (spec.when_not_matched_insert_all) {
     for (size_t b = 0; b < source.size(); ++b) {
       for (size_t r = 0; r < matched[b].size(); ++r) {
-        if (!matched[b][r]) inserted_from.push_back({static_cast<uint32_t>(b), static_cast<uint32_t>(r)});
+        if (!matched[b][r])
+          inserted_from.push_back({static_cast<uint32_t>(b), static_cast<uint32_t>(r)});
       }
     }
   }
-  auto with_addr = std::make_shared<arrow::Schema>(table);
-  with_addr->fields.push_back(arrow::Field{"_rowaddr", arrow::DataType::UInt64(), false});
+  auto with_addr = internal::WithRowAddress(table);
   std::vector<arrow::RecordBatch> replacements;
   if (!updated_from.empty()) {
     QV_ASSIGN_OR_RETURN(auto rows_updated, Gather(schema, source, updated_from));
@@ -311,10 +313,9 @@ Result<MergeInsertResult> MergeOnce(const std::shared_ptr<const table::Dataset>&
   }
   if (!inserted_from.empty()) {
     QV_ASSIGN_OR_RETURN(auto rows_inserted, Gather(schema, source, inserted_from));
-    QV_ASSIGN_OR_RETURN(
-        auto batch,
-        WithAddresses(std::move(rows_inserted), with_addr,
-                      std::vector<uint64_t>(inserted_from.size(), table::kInsertedRow)));
+    QV_ASSIGN_OR_RETURN(auto batch, WithAddresses(std::move(rows_inserted), with_addr,
+                                                  std::vector<uint64_t>(inserted_from.size(),
+                                                                        table::kInsertedRow)));
     replacements.push_back(std::move(batch));
   }
   auto stream = arrow::MakeVectorStream(with_addr, std::move(replacements));

@@ -9,6 +9,7 @@
 #include "expr/parser.h"
 #include "format/arrow_schema.h"
 #include "query/internal/on_latest.h"
+#include "query/internal/row_schema.h"
 #include "query/internal/to_column_type.h"
 #include "query/query.h"
 #include "table/dataset.h"
@@ -68,15 +69,9 @@ Result<std::vector<ColumnUpdate>> CheckUpdates(
     const std::vector<std::pair<std::string, std::string>>& updates,
     std::vector<int32_t>* fields_modified) {
   std::vector<ColumnUpdate> out;
-  auto visible = std::make_shared<arrow::Schema>(table);
   // The rows the expressions run over: every column, then `_rowaddr` (query.h).
-  visible->fields.push_back(arrow::Field{"_rowaddr", arrow::DataType::UInt64(), false});
-  arrow::RecordBatch empty;
-  empty.schema = visible;
-  for (const auto& f : visible->fields) {
-    QV_ASSIGN_OR_RETURN(auto column, arrow::MakeNullArray(f.type, 0));
-    empty.columns.push_back(std::move(column));
-  }
+  auto visible = internal::WithRowAddress(table);
+  QV_ASSIGN_OR_RETURN(arrow::RecordBatch empty, internal::EmptyBatch(visible));
   std::set<std::string> seen;
   for (const auto& [name, sql] : updates) {
     if (name.empty()) return Status::InvalidInput("an update names an empty column");

@@ -128,6 +128,29 @@ Status ApplyUpdate(const Transaction::Update& u, Manifest& m,
   return Status::OK();
 }
 
+// Merge (Lance's add_columns and merge_columns): the fragments and the schema are the
+// transaction's, the ids it names kept; indices on fields the schema no longer has go.
+Status ApplyMerge(const Transaction::Merge& mg, Manifest& m,
+                  std::shared_ptr<lance::table::IndexSection>* indices) {
+  uint32_t max_id = m.max_fragment_id();
+  for (const auto& f : mg.fragments()) max_id = std::max(max_id, static_cast<uint32_t>(f.id()));
+  *m.mutable_fragments() = mg.fragments();
+  if (m.has_max_fragment_id() || !mg.fragments().empty()) m.set_max_fragment_id(max_id);
+  *m.mutable_fields() = mg.schema();
+  *m.mutable_schema_metadata() = mg.schema_metadata();
+  if (!*indices) return Status::OK();
+  std::set<int32_t> fields;
+  for (const auto& f : mg.schema()) fields.insert(f.id());
+  auto section = std::make_shared<lance::table::IndexSection>();
+  for (const auto& index : (*indices)->indices()) {
+    bool kept = std::all_of(index.fields().begin(), index.fields().end(),
+                            [&fields](int32_t id) { return fields.count(id) != 0; });
+    if (kept) *section->add_indices() = index;
+  }
+  *indices = section->indices_size() > 0 ? section : nullptr;
+  return Status::OK();
+}
+
 }  // namespace
 
 void StampManifest(lance::table::Manifest& manifest, uint64_t version, int64_t now_nanos,
@@ -201,6 +224,10 @@ Result<AppliedManifest> ApplyTransaction(const Transaction& txn, const format::M
     }
     case Transaction::kProject:
       ApplyProject(txn.project(), m);
+      break;
+    case Transaction::kMerge:
+      QV_RETURN_IF_ERROR(ApplyMerge(txn.merge(), m, &out.index_section));
+      if (!out.index_section) m.clear_index_section();
       break;
     case Transaction::kReserveFragments:
       m.set_max_fragment_id(m.max_fragment_id() + txn.reserve_fragments().num_fragments());

@@ -79,11 +79,19 @@ class DatasetStream final : public arrow::BatchStream {
   // the rest of the offset and within the limit, cut at batch boundaries. nullopt when the offset
   // skips the whole fragment (decided from the manifest when it tells the deleted-row count).
   Result<std::optional<RowRanges>> RowsToRead(const lance::table::DataFragment& fragment) {
-    if (std::optional<uint64_t> known = KnownKeptRows(fragment); known && to_skip_ >= *known) {
+    std::optional<uint64_t> known = options_.with_deleted_rows
+                                        ? std::optional<uint64_t>(fragment.physical_rows())
+                                        : KnownKeptRows(fragment);
+    if (known && to_skip_ >= *known) {
       to_skip_ -= *known;
       return std::optional<RowRanges>();
     }
-    QV_ASSIGN_OR_RETURN(RowRanges kept, KeptRows(*dataset_, fragment));
+    RowRanges kept;
+    if (options_.with_deleted_rows) {
+      if (fragment.physical_rows() > 0) kept.push_back({0, fragment.physical_rows()});
+    } else {
+      QV_ASSIGN_OR_RETURN(kept, KeptRows(*dataset_, fragment));
+    }
     const uint64_t count = CountRows(kept);
     if (to_skip_ >= count) {
       to_skip_ -= count;

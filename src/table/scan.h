@@ -33,6 +33,9 @@ struct ScanOptions {
   uint32_t batch_rows = 8192;
   arrow::MemoryPool* pool = nullptr;
   bool with_row_id = false;  // append `_rowid` (uint64), before `_rowaddr`
+  // Every physical row, the deleted ones too (what a column group added to a fragment must
+  // cover: add_columns.h). Offset and limit then count physical rows.
+  bool with_deleted_rows = false;
 };
 
 // InvalidInput for an unknown column; Unsupported for tables this reader cannot read yet (files

@@ -16,27 +16,6 @@ namespace quiver::table {
 
 namespace {
 
-void Flatten(const format::SchemaField& f,
-             google::protobuf::RepeatedPtrField<lance::file::Field>* out) {
-  lance::file::Field* field = out->Add();
-  field->set_name(f.name);
-  field->set_id(f.id);
-  field->set_parent_id(f.parent_id);
-  field->set_logical_type(f.logical_type);
-  field->set_nullable(f.nullable);
-  const std::string& t = f.logical_type;
-  if (t == "string" || t == "binary" || t == "large_string" || t == "large_binary") {
-    field->set_encoding(lance::file::VAR_BINARY);
-  } else if (t.rfind("dict:", 0) == 0) {
-    field->set_encoding(lance::file::DICTIONARY);
-    field->mutable_dictionary();
-  } else if (t != "struct" && t.rfind("list", 0) != 0 && t.rfind("large_list", 0) != 0) {
-    field->set_encoding(lance::file::PLAIN);
-  }
-  for (const auto& [k, v] : f.metadata) (*field->mutable_metadata())[k] = v;
-  for (const auto& c : f.children) Flatten(c, out);
-}
-
 // Lance-shaped data file names: 24 random bits as '0'/'1' and 26 random hex digits (the shape
 // Rust Lance uses; any unique name works since the manifest records it).
 std::string NewDataFileName() {
@@ -51,7 +30,6 @@ std::string NewDataFileName() {
   }
   return name + ".lance";
 }
-
 
 // The data storage version of an existing table: the manifest's, or when it records none (older
 // writers) the version of its first data file.
@@ -241,6 +219,27 @@ Status WriteAll(arrow::BatchStream& input, FragmentWriter& writer) {
 
 }  // namespace
 
+void AppendLanceFields(const format::SchemaField& f,
+                       google::protobuf::RepeatedPtrField<lance::file::Field>* out) {
+  lance::file::Field* field = out->Add();
+  field->set_name(f.name);
+  field->set_id(f.id);
+  field->set_parent_id(f.parent_id);
+  field->set_logical_type(f.logical_type);
+  field->set_nullable(f.nullable);
+  const std::string& t = f.logical_type;
+  if (t == "string" || t == "binary" || t == "large_string" || t == "large_binary") {
+    field->set_encoding(lance::file::VAR_BINARY);
+  } else if (t.rfind("dict:", 0) == 0) {
+    field->set_encoding(lance::file::DICTIONARY);
+    field->mutable_dictionary();
+  } else if (t != "struct" && t.rfind("list", 0) != 0 && t.rfind("large_list", 0) != 0) {
+    field->set_encoding(lance::file::PLAIN);
+  }
+  for (const auto& [k, v] : f.metadata) (*field->mutable_metadata())[k] = v;
+  for (const auto& c : f.children) AppendLanceFields(c, out);
+}
+
 Status CheckAppendSchema(const arrow::Schema& table, const arrow::Schema& input) {
   if (table.fields.size() != input.fields.size()) {
     return Status::InvalidInput(fmt::format("the data has {} columns, the table {} ({})",
@@ -283,7 +282,7 @@ lance::table::Transaction WriteTransaction(
   } else {
     auto* overwrite = txn.mutable_overwrite();
     for (const auto& f : fragments) *overwrite->add_fragments() = f;
-    for (const auto& f : schema.fields) Flatten(f, overwrite->mutable_schema());
+    for (const auto& f : schema.fields) AppendLanceFields(f, overwrite->mutable_schema());
     for (const auto& [k, v] : schema.metadata) (*overwrite->mutable_schema_metadata())[k] = v;
   }
   return txn;
@@ -381,6 +380,44 @@ Result<WriteResult> WriteData(const CommitTarget& target, arrow::BatchStream& in
   result.fragments = num_fragments;
   result.bytes = writer.bytes();
   return result;
+}
+
+Result<std::unique_ptr<ColumnGroupWriter>> ColumnGroupWriter::Open(const Dataset& ds,
+                                                                   format::Schema fields) {
+  std::unique_ptr<ColumnGroupWriter> out(new ColumnGroupWriter());
+  out->store_ = ds.store();
+  out->fields_ = std::move(fields);
+  out->name_ = NewDataFileName();
+  format::FileWriteOptions file;
+  QV_ASSIGN_OR_RETURN(file.version, WriteFileVersion(TableStorageVersion(ds)));
+  QV_ASSIGN_OR_RETURN(out->writer_, format::LanceFileWriter::Open(out->store_, "data/" + out->name_,
+                                                                  out->fields_, file));
+  return out;
+}
+
+ColumnGroupWriter::~ColumnGroupWriter() = default;
+
+Status ColumnGroupWriter::Write(const arrow::RecordBatch& batch) { return writer_->Write(batch); }
+
+Result<lance::table::DataFile> ColumnGroupWriter::Finish() {
+  QV_ASSIGN_OR_RETURN(format::FileWriteResult result, writer_->Finish());
+  finished_ = true;
+  lance::table::DataFile file;
+  file.set_path(name_);
+  for (int32_t id : result.fields) file.add_fields(id);
+  for (int32_t c : result.column_indices) file.add_column_indices(c);
+  file.set_file_major_version(result.major);
+  file.set_file_minor_version(result.minor);
+  file.set_file_size_bytes(result.size);
+  return file;
+}
+
+void ColumnGroupWriter::Abort() {
+  if (!finished_) {
+    writer_->Abort();
+  } else {
+    (void)store_->Delete("data/" + name_);
+  }
 }
 
 }  // namespace quiver::table

@@ -73,6 +73,11 @@ struct WrittenFragments {
 };
 Result<WrittenFragments> WriteFragments(const Dataset& ds, arrow::BatchStream& input,
                                         const WriteOptions& options = {});
+// `f` and the fields under it, parents first, as a manifest's (or a transaction's) flat field
+// list holds them (with the encodings Lance records).
+void AppendLanceFields(const format::SchemaField& f,
+                       google::protobuf::RepeatedPtrField<lance::file::Field>* out);
+
 // InvalidInput unless `input` has the table's columns: the same names, types and order
 // (nullability may be stricter in the input). What appends check.
 Status CheckAppendSchema(const arrow::Schema& table, const arrow::Schema& input);
@@ -82,6 +87,28 @@ Status CheckAppendSchema(const arrow::Schema& table, const arrow::Schema& input)
 lance::table::Transaction WriteTransaction(
     WriteMode mode, const format::Schema& schema, uint64_t read_version,
     const std::vector<lance::table::DataFragment>& fragments);
+// One data file holding the fields of `fields` (their ids as in the table's schema) for the rows
+// given, written under `ds`'s data/ in its file format: a column group added to an existing
+// fragment (add_columns.h). Nothing is committed.
+class ColumnGroupWriter {
+ public:
+  static Result<std::unique_ptr<ColumnGroupWriter>> Open(const Dataset& ds, format::Schema fields);
+  ~ColumnGroupWriter();
+  Status Write(const arrow::RecordBatch& batch);
+  // The file as a fragment's DataFile (path, fields, column indices, version, size).
+  Result<lance::table::DataFile> Finish();
+  // Drops the file (unfinished or finished); best effort.
+  void Abort();
+
+ private:
+  ColumnGroupWriter() = default;
+  std::shared_ptr<ObjectStore> store_;
+  format::Schema fields_;
+  std::string name_;
+  std::unique_ptr<format::LanceFileWriter> writer_;
+  bool finished_ = false;
+};
+
 // Deletes the data files of fragments no committed manifest references (best effort: cleanup
 // removes what remains).
 void DeleteFragmentFiles(ObjectStore& store,

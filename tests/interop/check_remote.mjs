@@ -298,6 +298,11 @@ async function workflows(local, remote, server) {
   });
 
   // --- schema evolution ---
+  await both("addColumns from SQL (types and nullability as DataFusion's)", lt, rt, async (t) => {
+    await t.addColumns([{ name: "twice", valueSql: "id * 2" }, { name: "shout", valueSql: "upper(cat)" },
+      { name: "k", valueSql: "'k'" }, { name: "big", valueSql: "x > 100" }, { name: "half", valueSql: "x / 2" }]);
+    return [schemaOf(await t.schema()), plain(byId(await t.query().toArray()))];
+  });
   await both("alterColumns rename + nullable", lt, rt, async (t) => {
     await t.alterColumns([{ path: "text", rename: "label" }, { path: "id", nullable: true }]);
     return schemaOf(await t.schema());

@@ -1,6 +1,6 @@
 // The data plane's writes against LanceDB: tables quiver writes through its server (CreateTable,
 // InsertIntoTable with Arrow IPC bodies made by apache-arrow, UpdateTable, DeleteFromTable) and its CLI
-// (`quiver table delete --where`, `quiver table merge`) are read by LanceDB with the rows a LanceDB-only twin holds
+// (`quiver table delete --where`, `quiver table merge`, `quiver table add-columns`) are read by LanceDB with the rows a LanceDB-only twin holds
 // (the same operations run by LanceDB on its own copy), and LanceDB appends, deletes and
 // optimizes on top; quiver's QueryTable answers what LanceDB's query answers on the result.
 //
@@ -112,6 +112,24 @@ async function main() {
       const want = (await tbl.vectorSearch([1, 2, 0]).where("id > 10").select(["id"]).limit(5).toArray()).map((x) => [Number(x.id), x._distance]);
       check("quiver's QueryTable answers LanceDB's vector search", JSON.stringify(got) === JSON.stringify(want),
         `${JSON.stringify(got)} vs ${JSON.stringify(want)}`);
+      // 5. `table add-columns` offline (a data file per fragment, one Merge), LanceDB's addColumns on
+      // the twin: LanceDB reads the new columns, then deletes and optimizes on top.
+      const ac = quiver("table", "add-columns", dsPath, "--column", "half=x / 2", "--column", "tag=upper(s)");
+      check("quiver table add-columns", ac.ok && /added 2 columns/.test(ac.out), ac.out);
+      await twin.addColumns([{ name: "half", valueSql: "x / 2" }, { name: "tag", valueSql: "upper(s)" }]);
+      const withColumns = async (t) => JSON.stringify({
+        schema: (await t.schema()).fields.map((x) => `${x.name}:${x.type}:${x.nullable}`),
+        rows: (await t.query().select(["id", "half", "tag"]).toArray())
+          .map((r) => [Number(r.id), r.half, r.tag]).sort((a, b) => a[0] - b[0]),
+      });
+      const reopened = await linked.db.openTable(linked.name);
+      check("LanceDB reads the columns quiver added as its own addColumns makes them",
+        (await withColumns(reopened)) === (await withColumns(twin)),
+        `${(await withColumns(reopened)).slice(0, 400)} vs ${(await withColumns(twin)).slice(0, 400)}`);
+      await reopened.delete("id % 4 = 0");
+      await reopened.optimize();
+      await twin.delete("id % 4 = 0");
+      check("… and deletes and optimizes on top", (await withColumns(reopened)) === (await withColumns(twin)));
     }
     linked.cleanup();
   } finally {

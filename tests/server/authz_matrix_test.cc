@@ -115,7 +115,7 @@ const Row kMatrix[] = {
   {"MergeInsertIntoTable",       kTbl,   D,     A,     A,    A,    X},
   {"UpdateTable",                kTbl,   D,     A,     A,    A,    X},
   {"DeleteFromTable",            kTbl,   D,     A,     A,    A,    X},
-  {"AlterTableAddColumns",       kTbl,   D,     A,     A,    A,    A},  // 406
+  {"AlterTableAddColumns",       kTbl,   D,     A,     A,    A,    X},
   {"AlterTableBackfillColumns",  kTbl,   D,     A,     A,    A,    A},  // 406
   {"RefreshMaterializedView",    kTbl,   D,     A,     A,    A,    A},  // 406
   {"CreateTableIndex",           kTbl,   D,     A,     A,    A,    A},  // 406

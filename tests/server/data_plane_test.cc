@@ -262,7 +262,8 @@ TEST_F(DataPlaneTest, UpdateByPredicate) {
 TEST_F(DataPlaneTest, MergeInsertUpsertsOnTheKey) {
   // ids 90..109 over a table of 0..99: 10 updated, 10 inserted.
   auto merged = SendArrow(
-      "/v1/table/d/merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true",
+      "/v1/table/d/"
+      "merge_insert?on=id&when_matched_update_all=true&when_not_matched_insert_all=true",
       Stream(90, 20));
   ASSERT_EQ(merged.status, 200) << merged.body;
   EXPECT_EQ(merged.Json()["version"], 3);
@@ -273,7 +274,8 @@ TEST_F(DataPlaneTest, MergeInsertUpsertsOnTheKey) {
   // Deleting what the source lacks, where a filter holds.
   auto pruned = SendArrow(
       "/v1/table/d/merge_insert?on=id&when_matched_update_all=true"
-      "&when_not_matched_by_source_delete=true&when_not_matched_by_source_delete_filt=id%20%3C%2010",
+      "&when_not_matched_by_source_delete=true&when_not_matched_by_source_delete_filt=id%20%3C%"
+      "2010",
       Stream(50, 1));
   ASSERT_EQ(pruned.status, 200) << pruned.body;
   EXPECT_EQ(pruned.Json()["num_deleted_rows"], 10);
@@ -281,8 +283,8 @@ TEST_F(DataPlaneTest, MergeInsertUpsertsOnTheKey) {
 
   const auto before = Snapshot();
   const std::string upsert = "&when_matched_update_all=true&when_not_matched_insert_all=true";
-  ExpectError(SendArrow("/v1/table/d/merge_insert?when_matched_update_all=true", Stream(0, 1)),
-              400, 13, "no key");
+  ExpectError(SendArrow("/v1/table/d/merge_insert?when_matched_update_all=true", Stream(0, 1)), 400,
+              13, "no key");
   ExpectError(SendArrow("/v1/table/d/merge_insert?on=nope" + upsert, Stream(0, 1)), 404, 12,
               "unknown key");
   ExpectError(SendArrow("/v1/table/d/merge_insert?on=id", Stream(0, 1)), 400, 13, "no action");
@@ -297,6 +299,31 @@ TEST_F(DataPlaneTest, MergeInsertUpsertsOnTheKey) {
                         "&when_matched_update_all_filt=target.id%20%3E",
                         Stream(0, 1)),
               400, 13, "condition");
+  EXPECT_EQ(Snapshot(), before);
+}
+
+TEST_F(DataPlaneTest, AddColumnsFromSql) {
+  auto added = client_->Post(
+      "/v1/table/d/add_columns",
+      {{"new_columns", json::array({json{{"name", "twice"}, {"expression", "id * 2"}},
+                                    json{{"name", "shout"}, {"expression", "upper(name)"}}})}});
+  ASSERT_EQ(added.status, 200) << added.body;
+  EXPECT_EQ(added.Json()["version"], 3);
+  EXPECT_EQ(Count("d", "twice = id * 2 AND shout = upper(name)"), "100");
+  auto rows = Rows(client_->Post(
+      "/v1/table/d/query",
+      {{"k", 3}, {"vector", json::array()}, {"filter", "id >= 97"}, {"columns", {"twice"}}}));
+  EXPECT_EQ(Column<int64_t>(rows, "twice"), (std::vector<int64_t>{194, 196, 198}));
+
+  const auto before = Snapshot();
+  auto add = [&](const json& entry) {
+    return client_->Post("/v1/table/d/add_columns", {{"new_columns", json::array({entry})}});
+  };
+  ExpectError(client_->Post("/v1/table/d/add_columns", json::object()), 400, 13, "none");
+  ExpectError(add({{"name", "id"}, {"expression", "1"}}), 400, 13, "exists");
+  ExpectError(add({{"name", "c"}, {"expression", "id +"}}), 400, 13, "SQL");
+  ExpectError(add({{"name", "c"}}), 400, 13, "no expression");
+  ExpectError(add({{"name", "c"}, {"computed", "id * 2"}}), 406, 0, "computed");
   EXPECT_EQ(Snapshot(), before);
 }
 

@@ -88,6 +88,7 @@ Result<HttpResponse> HandleUpdateTableSchemaMetadata(const HandlerContext& ctx, 
 Result<HttpResponse> HandleUpdateFieldMetadata(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleAlterTableDropColumns(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleAlterTableAlterColumns(const HandlerContext& ctx, Call& call);
+Result<HttpResponse> HandleAlterTableAddColumns(const HandlerContext& ctx, Call& call);
 Result<HttpResponse> HandleGetTableStats(const HandlerContext& ctx, Call& call);
 
 // Data reads (data_handlers.cc).

@@ -1,10 +1,11 @@
 // Table registration and metadata operations: DeclareTable, RegisterTable, DescribeTable,
 // TableExists, DropTable, DeregisterTable, RenameTable, RestoreTable,
 // UpdateTableSchemaMetadata, UpdateFieldMetadata, AlterTableDropColumns,
-// AlterTableAlterColumns, GetTableStats.
+// AlterTableAlterColumns, AlterTableAddColumns, GetTableStats.
 #include <fmt/format.h>
 
 #include "format/schema.h"
+#include "query/add_columns_sql.h"
 #include "server/internal/handlers.h"
 #include "table/dataset.h"
 #include "table/operations.h"
@@ -320,6 +321,36 @@ Result<HttpResponse> HandleAlterTableAlterColumns(const HandlerContext& ctx, Cal
   QV_ASSIGN_OR_RETURN(table::CommitTarget target, CommitTargetOf(table, call));
   QV_ASSIGN_OR_RETURN(table::CommitResult result, table::AlterColumns(target, alterations));
   return JsonReply({{"version", result.version}});
+}
+
+Result<HttpResponse> HandleAlterTableAddColumns(const HandlerContext& ctx, Call& call) {
+  QV_ASSIGN_OR_RETURN(OpenedTable table, OpenTable(ctx.catalog, call));
+  auto it = call.body.find("new_columns");
+  if (it == call.body.end() || !it->is_array() || it->empty()) {
+    return Status::InvalidInput("'new_columns' is required (a non-empty array)");
+  }
+  std::vector<std::pair<std::string, std::string>> columns;
+  for (const json& entry : *it) {
+    if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string()) {
+      return Status::InvalidInput("each new column needs a string 'name'");
+    }
+    const std::string name = entry["name"].get<std::string>();
+    for (const char* other : {"computed", "virtual_column"}) {
+      if (auto v = entry.find(other); v != entry.end() && !v->is_null()) {
+        return Status::Unsupported(
+            fmt::format("new column '{}': '{}' columns are not supported yet", name, other));
+      }
+    }
+    auto e = entry.find("expression");
+    if (e == entry.end() || !e->is_string()) {
+      return Status::InvalidInput(
+          fmt::format("new column '{}' needs an 'expression' (SQL over the row)", name));
+    }
+    columns.emplace_back(name, e->get<std::string>());
+  }
+  QV_ASSIGN_OR_RETURN(table::CommitTarget target, CommitTargetOf(table, call));
+  QV_ASSIGN_OR_RETURN(uint64_t version, query::AddColumnsSql(target, columns));
+  return JsonReply({{"version", version}});
 }
 
 Result<HttpResponse> HandleGetTableStats(const HandlerContext& ctx, Call& call) {
