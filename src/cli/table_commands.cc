@@ -13,9 +13,12 @@
 #include "cli/table_data_commands.h"
 #include "common/clock.h"
 #include "common/numbers.h"
+#include "format/arrow_schema.h"
 #include "format/feature_flags.h"
 #include "format/lance_proto.h"
 #include "format/manifest_names.h"
+#include "format/schema.h"
+#include "query/cast_columns.h"
 #include "table/branches.h"
 #include "table/cleanup.h"
 #include "table/dataset.h"
@@ -312,6 +315,7 @@ struct CommitArgs {
   std::vector<std::string> unset;
   std::optional<std::string> rename;
   bool nullable = false;
+  std::optional<std::string> type;
 };
 
 void AddCommitCommands(CLI::App& table, int* exit_code) {
@@ -366,16 +370,32 @@ void AddCommitCommands(CLI::App& table, int* exit_code) {
   });
 
   auto alter = std::make_shared<CommitArgs>();
-  CLI::App* alter_cmd = add("alter-column", "Rename a column or make it nullable", alter);
+  CLI::App* alter_cmd =
+      add("alter-column", "Rename a column, make it nullable, or change its type", alter);
   alter_cmd->add_option("column", alter->column, "field path")->required();
   alter_cmd->add_option("--rename", alter->rename, "the new name");
   alter_cmd->add_flag("--nullable", alter->nullable, "allow nulls");
+  alter_cmd->add_option("--type", alter->type,
+                        "a new type (int64, double, string, ... as Lance or the spec names them): "
+                        "the column is rewritten with its values cast, as Lance does");
   alter_cmd->callback([alter, exit_code] {
     table::ColumnAlteration alteration{alter->column, alter->rename, std::nullopt};
     if (alter->nullable) alteration.nullable = true;
-    *exit_code = RunCommit(alter->uri, alter->branch, [&](const table::CommitTarget& t) {
-      return table::AlterColumns(t, {alteration});
-    });
+    *exit_code = RunCommit(
+        alter->uri, alter->branch,
+        [&](const table::CommitTarget& t) -> Result<table::CommitResult> {
+          table::CommitResult result;
+          if (alter->type) {
+            QV_ASSIGN_OR_RETURN(std::string logical,
+                                format::LogicalTypeFromJson(nlohmann::json(*alter->type)));
+            format::SchemaField typed;
+            typed.logical_type = logical;
+            QV_ASSIGN_OR_RETURN(arrow::DataType type, format::ToArrowType(typed));
+            QV_ASSIGN_OR_RETURN(result.version, query::CastColumns(t, {{alter->column, type}}));
+            if (!alteration.rename && !alteration.nullable) return result;
+          }
+          return table::AlterColumns(t, {alteration});
+        });
   });
 }
 

@@ -1,5 +1,6 @@
 #include "format/schema.h"
 
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -268,6 +269,33 @@ nlohmann::json ToLanceJsonSchema(const Schema& schema) {
   nlohmann::json out = {{"fields", std::move(fields)}};
   if (!schema.metadata.empty()) out["metadata"] = schema.metadata;
   return out;
+}
+
+Result<std::string> LogicalTypeFromJson(const nlohmann::json& type) {
+  const nlohmann::json* name = &type;
+  if (type.is_object()) {
+    auto it = type.find("type");
+    if (it == type.end()) return Status::InvalidInput("a data type needs a 'type'");
+    if (type.contains("fields")) {
+      return Status::InvalidInput("only scalar data types can be given here, not nested ones");
+    }
+    name = &*it;
+  }
+  if (!name->is_string()) return Status::InvalidInput("a data type is a type name");
+  const std::string n = name->get<std::string>();
+  static const std::unordered_map<std::string, std::string> kSpecNames = {
+      {"float16", "halffloat"},       {"float32", "float"},
+      {"float64", "double"},          {"utf8", "string"},
+      {"large_utf8", "large_string"}, {"date32", "date32:day"},
+      {"date64", "date64:ms"},        {"boolean", "bool"},
+  };
+  if (auto it = kSpecNames.find(n); it != kSpecNames.end()) return it->second;
+  static const std::set<std::string> kLance = {
+      "bool",   "int8",         "uint8",  "int16",        "uint16",     "int32",
+      "uint32", "int64",        "uint64", "halffloat",    "float",      "double",
+      "string", "large_string", "binary", "large_binary", "date32:day", "date64:ms"};
+  if (kLance.count(n) != 0 || n.rfind("timestamp:", 0) == 0) return n;
+  return Status::InvalidInput(fmt::format("'{}' is not a scalar data type", n));
 }
 
 }  // namespace quiver::format

@@ -59,4 +59,10 @@ nlohmann::json ToJsonArrowType(const SchemaField& field);
 nlohmann::json ToLanceJsonSchema(const Schema& schema);
 nlohmann::json ToLanceJsonType(const SchemaField& field);
 
+// The Lance logical type a JSON data type names, in either vocabulary: the spec's
+// JsonArrowDataType ("float64", "utf8", "date32") or Lance's ("double", "string", "date32:day",
+// "timestamp:us:UTC"), as a bare string or {"type": name}. Scalar types only: InvalidInput for
+// nested ones and names neither vocabulary has.
+Result<std::string> LogicalTypeFromJson(const nlohmann::json& type);
+
 }  // namespace quiver::format

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "format/arrow_schema.h"
@@ -31,17 +32,33 @@ struct Written {
   }
 };
 
-}  // namespace
-
-Result<CommitResult> AddColumns(const Dataset& read, const std::vector<arrow::Field>& columns,
-                                const ColumnCompute& compute, const CommitOptions& options) {
-  if (columns.empty()) return Status::InvalidInput("add columns: no column to add");
+// Both: `replace` says whether the columns take the place of existing ones of their names.
+Result<CommitResult> WriteColumnGroup(const Dataset& read, const std::vector<arrow::Field>& columns,
+                                      bool replace, const ColumnCompute& compute,
+                                      const CommitOptions& options) {
+  if (columns.empty()) return Status::InvalidInput("no column to write");
   std::set<std::string> names;
   for (const auto& f : read.schema().fields) names.insert(f.name);
+  std::set<std::string> seen;
   for (const arrow::Field& c : columns) {
-    if (c.name.empty()) return Status::InvalidInput("add columns: a column needs a name");
-    if (!names.insert(c.name).second) {
+    if (c.name.empty()) return Status::InvalidInput("a column needs a name");
+    if (!seen.insert(c.name).second) {
+      return Status::InvalidInput(fmt::format("column '{}' is named twice", c.name));
+    }
+    if (!replace && names.count(c.name) != 0) {
       return Status::InvalidInput(fmt::format("column '{}' already exists", c.name));
+    }
+    if (replace) {
+      auto old = std::find_if(read.schema().fields.begin(), read.schema().fields.end(),
+                              [&c](const format::SchemaField& f) { return f.name == c.name; });
+      if (old == read.schema().fields.end()) {
+        return Status(StatusCode::kTableColumnNotFound,
+                      fmt::format("column '{}' is not in the table", c.name));
+      }
+      if (!old->children.empty()) {
+        return Status::InvalidInput(fmt::format(
+            "column '{}' has nested fields; only a scalar column's type can change", c.name));
+      }
     }
   }
   // The new fields, with ids after the table's largest.
@@ -122,8 +139,23 @@ Result<CommitResult> AddColumns(const Dataset& read, const std::vector<arrow::Fi
     }
     *merge->add_fragments() = std::move(f);
   }
-  *merge->mutable_schema() = read.manifest().fields();
-  for (const auto& f : added.fields) AppendLanceFields(f, merge->mutable_schema());
+  if (!replace) {
+    *merge->mutable_schema() = read.manifest().fields();
+    for (const auto& f : added.fields) AppendLanceFields(f, merge->mutable_schema());
+  } else {
+    // Each rewritten field where the old one was (a scalar: one entry of the flat list).
+    for (const auto& field : read.manifest().fields()) {
+      auto by = std::find_if(added.fields.begin(), added.fields.end(),
+                             [&field](const format::SchemaField& f) {
+                               return field.parent_id() < 0 && f.name == field.name();
+                             });
+      if (by == added.fields.end()) {
+        *merge->add_schema() = field;
+      } else {
+        AppendLanceFields(*by, merge->mutable_schema());
+      }
+    }
+  }
   *merge->mutable_schema_metadata() = read.manifest().schema_metadata();
   // Lance's rule: nullability is preserved unless a required field is introduced.
   bool required = false;
@@ -136,6 +168,18 @@ Result<CommitResult> AddColumns(const Dataset& read, const std::vector<arrow::Fi
     return committed.status();
   }
   return committed;
+}
+
+}  // namespace
+
+Result<CommitResult> AddColumns(const Dataset& read, const std::vector<arrow::Field>& columns,
+                                const ColumnCompute& compute, const CommitOptions& options) {
+  return WriteColumnGroup(read, columns, /*replace=*/false, compute, options);
+}
+
+Result<CommitResult> RewriteColumns(const Dataset& read, const std::vector<arrow::Field>& columns,
+                                    const ColumnCompute& compute, const CommitOptions& options) {
+  return WriteColumnGroup(read, columns, /*replace=*/true, compute, options);
 }
 
 }  // namespace quiver::table

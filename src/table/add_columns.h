@@ -1,9 +1,9 @@
-// Adding columns to a table the way Lance's add_columns does: every fragment gets one new data
-// file (a column group) holding the new fields for each of its physical rows, deleted ones
-// included (Lance computes them too), the schema gets the new fields with ids after the largest,
-// and one Merge transaction names every fragment and the new schema (lance-table-format.md §3).
-// Rows keep their fragments and addresses, so deletion files, indices on the old fields and
-// stable row ids stay valid.
+// Adding (or rewriting) columns of a table the way Lance's add_columns (alter_columns) does: every
+// fragment gets one new data file (a column group) holding the new fields for each of its physical
+// rows, deleted ones included (Lance computes them too), the schema gets the new fields with ids
+// after the largest, and one Merge transaction names every fragment and the new schema
+// (lance-table-format.md §3). Rows keep their fragments and addresses, so deletion files, indices
+// on the old fields and stable row ids stay valid.
 //
 // `compute(rows)` gives the new columns' values for one batch of the table's rows (every column
 // of the table, then `_rowaddr`): one array per field of `columns`, in order and of its type, of
@@ -31,5 +31,14 @@ using ColumnCompute =
 // type Lance cannot store.
 Result<CommitResult> AddColumns(const Dataset& read, const std::vector<arrow::Field>& columns,
                                 const ColumnCompute& compute, const CommitOptions& options = {});
+
+// Rewriting existing top-level columns with new values (a type change: Lance's alter_columns with
+// a data type): the same, each field of `columns` taking the place of the column of its name in
+// the schema with a new id; the old data files keep the old field's values, which no version
+// reads any more (cleanup removes them with the files once no version needs them). InvalidInput
+// when a column does not exist or is a struct or list (its children would need rewriting too).
+Result<CommitResult> RewriteColumns(const Dataset& read, const std::vector<arrow::Field>& columns,
+                                    const ColumnCompute& compute,
+                                    const CommitOptions& options = {});
 
 }  // namespace quiver::table

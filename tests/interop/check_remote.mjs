@@ -303,6 +303,10 @@ async function workflows(local, remote, server) {
       { name: "k", valueSql: "'k'" }, { name: "big", valueSql: "x > 100" }, { name: "half", valueSql: "x / 2" }]);
     return [schemaOf(await t.schema()), plain(byId(await t.query().toArray()))];
   });
+  await both("alterColumns changing a type (the column rewritten)", lt, rt, async (t) => {
+    await t.alterColumns([{ path: "twice", dataType: new A.Int32() }]);
+    return [schemaOf(await t.schema()), plain(byId(await t.query().select(["id", "twice"]).toArray()))];
+  });
   await both("alterColumns rename + nullable", lt, rt, async (t) => {
     await t.alterColumns([{ path: "text", rename: "label" }, { path: "id", nullable: true }]);
     return schemaOf(await t.schema());

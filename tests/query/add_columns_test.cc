@@ -3,6 +3,7 @@
 // string literal a non-null utf8), one Merge commit whose fragments keep their rows and gain one
 // data file each, and refusals before anything is written.
 #include "query/add_columns_sql.h"
+#include "query/cast_columns.h"
 
 #include <gtest/gtest.h>
 
@@ -111,6 +112,41 @@ TEST(AddColumnsSql, BadRequestsChangeNothing) {
   ASSERT_OK(ds.status());
   EXPECT_EQ((*ds)->version(), 1u);
   EXPECT_EQ((*ds)->schema().fields.size(), 3u);
+}
+
+TEST(CastColumns, RewritesTheColumnUnderANewIdInItsPlace) {
+  auto root = AddColumnsTable();
+  ASSERT_OK(DeleteWhere(Main(root), "id = 4").status());  // version 2
+  auto version = CastColumns(Main(root), {{"i", arrow::DataType::Int64()}});
+  ASSERT_OK(version.status());
+  EXPECT_EQ(*version, 3u);
+  auto ds = table::Dataset::Open(root);
+  ASSERT_OK(ds.status());
+  const auto& fields = (*ds)->schema().fields;
+  ASSERT_EQ(fields.size(), 3u);
+  EXPECT_EQ(fields[1].name, "i");
+  EXPECT_EQ(fields[1].logical_type, "int64");
+  EXPECT_EQ(fields[1].id, 3);  // after the largest (2)
+  EXPECT_TRUE(fields[1].nullable);
+  QueryRequest request;
+  request.columns = {"id", "i"};
+  request.filter = "id = 7";
+  auto stream = RunQuery(*ds, request);
+  ASSERT_OK(stream.status());
+  auto batch = (*stream)->Next();
+  ASSERT_OK(batch.status());
+  ASSERT_TRUE(*batch);
+  ASSERT_EQ((*batch)->length, 1);
+  EXPECT_EQ(arrow::Values<int64_t>(*(*batch)->columns[1])[0], 21);
+  EXPECT_EQ(*CountRows(*ds, ""), 11u);
+  EXPECT_OK(CastColumns(Main(root), {{"i", arrow::DataType::Int8()}}).status());  // 33 fits
+  // A pairing CAST refuses and a missing column refuse the change: nothing written.
+  EXPECT_FALSE(CastColumns(Main(root), {{"s", arrow::DataType::Int32()}}).ok());
+  EXPECT_EQ(CastColumns(Main(root), {{"nope", arrow::DataType::Int32()}}).status().code(),
+            StatusCode::kTableColumnNotFound);
+  auto after = table::Dataset::Open(root);
+  ASSERT_OK(after.status());
+  EXPECT_EQ((*after)->version(), 4u);
 }
 
 }  // namespace

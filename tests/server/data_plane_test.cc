@@ -315,6 +315,22 @@ TEST_F(DataPlaneTest, AddColumnsFromSql) {
       {{"k", 3}, {"vector", json::array()}, {"filter", "id >= 97"}, {"columns", {"twice"}}}));
   EXPECT_EQ(Column<int64_t>(rows, "twice"), (std::vector<int64_t>{194, 196, 198}));
 
+  // A type change: the spec's type name and Lance's both.
+  auto cast =
+      client_->Post("/v1/table/d/alter_columns",
+                    {{"alterations",
+                      json::array({json{{"path", "twice"}, {"data_type", {{"type", "int32"}}}}})}});
+  ASSERT_EQ(cast.status, 200) << cast.body;
+  EXPECT_EQ(cast.Json()["version"], 4);
+  auto as_double = client_->Post(
+      "/v1/table/d/alter_columns",
+      {{"alterations", json::array({json{{"path", "twice"}, {"data_type", "double"}}})}});
+  ASSERT_EQ(as_double.status, 200) << as_double.body;
+  EXPECT_EQ(Count("d", "twice = id * 2"), "100");
+  auto described = client_->Post("/v1/table/d/describe/", json::object());
+  ASSERT_EQ(described.status, 200) << described.body;
+  EXPECT_EQ(described.Json()["schema"]["fields"][3]["type"], json({{"type", "double"}}));
+
   const auto before = Snapshot();
   auto add = [&](const json& entry) {
     return client_->Post("/v1/table/d/add_columns", {{"new_columns", json::array({entry})}});

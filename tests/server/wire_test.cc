@@ -153,9 +153,14 @@ TEST_F(WireTest, TableMetadataOperations) {
   auto renamed = client_->Post("/v1/table/t/alter_columns",
                                {{"alterations", {{{"path", "name"}, {"rename", "label"}}}}});
   EXPECT_EQ(renamed.status, 200) << renamed.body;
+  // A type change casts the values (data_plane_test.cc); a string never casts into an integer,
+  // and a type must be a scalar one either vocabulary names.
   ExpectError(client_->Post("/v1/table/t/alter_columns",
                             {{"alterations", {{{"path", "label"}, {"data_type", "int32"}}}}}),
-              406, 0);
+              400, 13);
+  ExpectError(client_->Post("/v1/table/t/alter_columns",
+                            {{"alterations", {{{"path", "label"}, {"data_type", "varchar"}}}}}),
+              400, 13);
   auto stats = client_->Get("/v1/table/t/stats");
   EXPECT_EQ(stats.Json()["num_rows"], 200);
   EXPECT_EQ(stats.Json()["fragment_stats"]["num_fragments"], 2);

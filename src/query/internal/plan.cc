@@ -8,6 +8,7 @@
 #include "expr/eval.h"
 #include "expr/parser.h"
 #include "format/arrow_schema.h"
+#include "query/internal/row_schema.h"
 
 namespace quiver::query::internal {
 
@@ -43,17 +44,6 @@ struct Needs {
     for (const auto& n : names) Add(n);
   }
 };
-
-// A zero-row batch of `schema`, to learn an expression's result type by evaluating it.
-Result<arrow::RecordBatch> EmptyBatch(const std::shared_ptr<const arrow::Schema>& schema) {
-  arrow::RecordBatch batch;
-  batch.schema = schema;
-  for (const auto& f : schema->fields) {
-    QV_ASSIGN_OR_RETURN(auto column, arrow::MakeNullArray(f.type, 0));
-    batch.columns.push_back(std::move(column));
-  }
-  return batch;
-}
 
 Result<expr::ExprPtr> Parse(const std::string& sql, std::string_view what) {
   auto parsed = expr::ParseExpression(sql);
