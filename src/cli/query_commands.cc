@@ -22,6 +22,12 @@
 namespace quiver::cli {
 namespace {
 
+// `--branch`: "" and "main" are main.
+std::optional<std::string> BranchOption(const std::string& branch) {
+  if (branch.empty() || branch == "main") return std::nullopt;
+  return branch;
+}
+
 struct QueryArgs {
   std::string uri;
   std::string filter;
@@ -189,8 +195,7 @@ struct DeleteArgs {
 int RunDelete(const DeleteArgs& args) {
   auto root = OpenExistingStore(args.uri);
   if (!root.ok()) return Fail(root.status());
-  std::optional<std::string> branch;
-  if (!args.branch.empty() && args.branch != "main") branch = args.branch;
+  const std::optional<std::string> branch = BranchOption(args.branch);
   auto deleted = query::DeleteWhere(table::CommitTarget{*root, branch}, args.where);
   if (!deleted.ok()) return Fail(deleted.status());
   if (deleted->rows_deleted == 0) {
@@ -228,8 +233,7 @@ int RunUpdate(const UpdateArgs& args) {
   if (!updates.ok()) return UsageError(updates.status());
   auto root = OpenExistingStore(args.uri);
   if (!root.ok()) return Fail(root.status());
-  std::optional<std::string> branch;
-  if (!args.branch.empty() && args.branch != "main") branch = args.branch;
+  const std::optional<std::string> branch = BranchOption(args.branch);
   auto updated = query::UpdateWhere(table::CommitTarget{*root, branch}, *updates, args.where);
   if (!updated.ok()) return Fail(updated.status());
   if (updated->rows_updated == 0) {
@@ -253,8 +257,7 @@ int RunAddColumns(const AddColumnsArgs& args) {
   const auto& columns = *parsed;
   auto root = OpenExistingStore(args.uri);
   if (!root.ok()) return Fail(root.status());
-  std::optional<std::string> branch;
-  if (!args.branch.empty() && args.branch != "main") branch = args.branch;
+  const std::optional<std::string> branch = BranchOption(args.branch);
   auto version = query::AddColumnsSql(table::CommitTarget{*root, branch}, columns);
   if (!version.ok()) return Fail(version.status());
   std::cout << "added " << columns.size() << " columns; committed version " << *version << "\n";
@@ -292,8 +295,7 @@ int RunMerge(const MergeArgs& args) {
     if (!*batch) break;
     source.push_back(std::move(**batch));
   }
-  std::optional<std::string> branch;
-  if (!args.branch.empty() && args.branch != "main") branch = args.branch;
+  const std::optional<std::string> branch = BranchOption(args.branch);
   auto merged = query::MergeInsert(table::CommitTarget{*root, branch}, (*input)->schema(),
                                    std::move(source), spec);
   if (!merged.ok()) return Fail(merged.status());

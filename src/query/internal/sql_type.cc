@@ -11,33 +11,15 @@ using arrow::TypeId;
 using expr::BinaryOp;
 using expr::Expr;
 
-int IntegerBits(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-    case TypeId::kUInt8:
-      return 8;
-    case TypeId::kInt16:
-    case TypeId::kUInt16:
-      return 16;
-    case TypeId::kInt32:
-    case TypeId::kUInt32:
-      return 32;
-    default:
-      return 64;
-  }
-}
+int IntegerBits(TypeId id) { return 8 * arrow::IntegerByteWidth(id); }
 
 DataType IntegerOf(int bits, bool is_signed) {
-  switch (bits) {
-    case 8:
-      return is_signed ? DataType::Int8() : DataType::UInt8();
-    case 16:
-      return is_signed ? DataType::Int16() : DataType::UInt16();
-    case 32:
-      return is_signed ? DataType::Int32() : DataType::UInt32();
-    default:
-      return is_signed ? DataType::Int64() : DataType::UInt64();
-  }
+  static constexpr TypeId kSigned[] = {TypeId::kInt8, TypeId::kInt16, TypeId::kInt32,
+                                       TypeId::kInt64};
+  static constexpr TypeId kUnsigned[] = {TypeId::kUInt8, TypeId::kUInt16, TypeId::kUInt32,
+                                         TypeId::kUInt64};
+  const int at = bits <= 8 ? 0 : bits <= 16 ? 1 : bits <= 32 ? 2 : 3;
+  return arrow::SimpleType(is_signed ? kSigned[at] : kUnsigned[at]);
 }
 
 // Two numeric types combined by arithmetic (DataFusion's numeric coercion).
