@@ -13,7 +13,7 @@ PACKAGES=(
   # libraries
   libfmt-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libboost-dev libssl-dev
   protobuf-compiler libprotobuf-dev flatbuffers-compiler libflatbuffers-dev
-  liblz4-dev libzstd-dev libroaring-dev
+  liblz4-dev libzstd-dev libroaring-dev libre2-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
 )

@@ -5,8 +5,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <variant>
 
 #include <fmt/format.h>
+
+#include "expr/internal/scalar_functions.h"
 
 namespace quiver::expr {
 
@@ -1519,7 +1523,126 @@ class Evaluator {
       }
       return out;
     }
+    if (const internal::ScalarFunction* fn = internal::FindScalarFunction(e.name)) {
+      return CallScalar(e, *fn);
+    }
     return Bad(e, fmt::format("unsupported function '{}'", e.name));
+  }
+
+  // A function of internal/scalar_functions.h: its arguments checked, then applied row by row.
+  Result<Vec> CallScalar(const Expr& e, const internal::ScalarFunction& fn) {
+    using internal::ArgKind;
+    if (e.args.size() < fn.min_args || e.args.size() > fn.max_args) {
+      return Bad(e, fn.min_args == fn.max_args
+                        ? fmt::format("{}() takes {} argument{}, not {}", e.name, fn.min_args,
+                                      fn.min_args == 1 ? "" : "s", e.args.size())
+                        : fmt::format("{}() takes {} to {} arguments, not {}", e.name, fn.min_args,
+                                      fn.max_args, e.args.size()));
+    }
+    std::vector<Vec> args;
+    for (size_t k = 0; k < e.args.size(); ++k) {
+      QV_ASSIGN_OR_RETURN(Vec v, Eval(*e.args[k]));
+      const ArgKind want = fn.args[std::min(k, fn.args.size() - 1)];
+      bool ok = v.kind == VKind::kNull;
+      const char* wanted = "a string";
+      switch (want) {
+        case ArgKind::kString:
+          ok = ok || v.kind == VKind::kString;
+          break;
+        case ArgKind::kNumber:
+          ok = ok || v.Numeric();
+          wanted = "a number";
+          break;
+        case ArgKind::kInteger:
+          ok = ok || v.kind == VKind::kInt || v.kind == VKind::kUInt;
+          wanted = "an integer";
+          break;
+        case ArgKind::kAny:
+          ok = ok || v.Numeric() || v.kind == VKind::kString || v.kind == VKind::kBool;
+          wanted = "a string, number or boolean";
+          break;
+      }
+      if (!ok) {
+        return Bad(*e.args[k], fmt::format("{}() argument {} must be {}, not {}", e.name, k + 1,
+                                           wanted, KindName(v.kind)));
+      }
+      args.push_back(std::move(v));
+    }
+    Vec out;
+    switch (fn.result) {
+      case internal::ResultKind::kString:
+        out.kind = VKind::kString;
+        break;
+      case internal::ResultKind::kBool:
+        out.kind = VKind::kBool;
+        break;
+      case internal::ResultKind::kInt:
+        out.kind = VKind::kInt;
+        break;
+      case internal::ResultKind::kFloat:
+        out.kind = VKind::kFloat;
+        break;
+      case internal::ResultKind::kSameAsFirst:
+        out.kind = args[0].kind;
+        if (out.kind == VKind::kNull) return ScalarOf(VKind::kNull, n_);
+        break;
+    }
+    out.n = n_;
+    const size_t n = static_cast<size_t>(n_);
+    out.i.resize(out.kind == VKind::kInt ? n : 0);
+    out.u.resize(out.kind == VKind::kUInt ? n : 0);
+    out.f.resize(out.kind == VKind::kFloat ? n : 0);
+    out.b.resize(out.kind == VKind::kBool ? n : 0);
+    out.s.resize(out.kind == VKind::kString ? n : 0);
+    std::vector<internal::Scalar> row(args.size());
+    for (int64_t k = 0; k < n_; ++k) {
+      bool any_null = false;
+      for (size_t j = 0; j < args.size(); ++j) {
+        const Vec& a = args[j];
+        const size_t at = a.At(k);
+        if (!a.Valid(k)) {
+          any_null = true;
+          row[j] = std::monostate{};
+        } else if (a.kind == VKind::kString) {
+          row[j] = a.s[at];
+        } else if (a.kind == VKind::kInt) {
+          row[j] = a.i[at];
+        } else if (a.kind == VKind::kUInt) {
+          row[j] = a.u[at] <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+                       ? internal::Scalar(static_cast<int64_t>(a.u[at]))
+                       : internal::Scalar(static_cast<double>(a.u[at]));
+        } else if (a.kind == VKind::kFloat) {
+          row[j] = a.f[at];
+        } else {
+          row[j] = a.b[at] != 0;
+        }
+      }
+      const size_t o = static_cast<size_t>(k);
+      if (any_null && fn.null_in_null_out) {
+        SetNull(&out, k);
+        continue;
+      }
+      auto value = fn.apply(row);
+      if (!value.ok()) return Bad(e, value.status().message());
+      const internal::Scalar& r = *value;
+      if (std::holds_alternative<std::monostate>(r)) {
+        SetNull(&out, k);
+      } else if (const auto* str = std::get_if<std::string>(&r)) {
+        out.s[o] = *str;
+      } else if (const auto* b = std::get_if<bool>(&r)) {
+        out.b[o] = *b ? 1 : 0;
+      } else if (const auto* i = std::get_if<int64_t>(&r)) {
+        if (out.kind == VKind::kInt) out.i[o] = *i;
+        if (out.kind == VKind::kUInt) out.u[o] = static_cast<uint64_t>(*i);
+        if (out.kind == VKind::kFloat) out.f[o] = static_cast<double>(*i);
+      } else {
+        const double d = std::get<double>(r);
+        if (out.kind == VKind::kFloat) out.f[o] = d;
+        if (out.kind == VKind::kUInt) out.u[o] = static_cast<uint64_t>(d);
+        if (out.kind == VKind::kInt) out.i[o] = static_cast<int64_t>(d);
+      }
+    }
+    return out;
   }
 
   const arrow::RecordBatch& batch_;

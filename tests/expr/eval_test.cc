@@ -163,6 +163,70 @@ TEST(ExprEval, ArithmeticAndFunctions) {
   EXPECT_EQ(arrow::Values<double>(**sum)[9], 13.5);
 }
 
+// The string and number functions LanceDB's planner runs (internal/scalar_functions.h), with
+// the values LanceDB 0.31 and 0.39 answered for the same calls; what Lance's planner refuses
+// (SUBSTR, TRIM, FLOOR, CEIL) is refused here too.
+TEST(ExprEval, StringAndNumberFunctionsAsLanceDBComputesThem) {
+  // Strings (s: "name-<id>", NULL at 4, "NAME-5" at 5, "50%_off" at 9).
+  EXPECT_EQ(Kept("concat(s, '!') = 'name-1!'"), "1");
+  EXPECT_EQ(Kept("concat(s, id) = 'name-22'"), "2");
+  EXPECT_EQ(Kept("concat(s, 'x') = 'x'"), "4");  // NULL arguments are left out
+  EXPECT_EQ(Kept("concat(x, '') = '2.5'"), "5");
+  EXPECT_EQ(Kept("concat(x, '') = '1.0'"), "2");  // a float as arrow writes it
+  EXPECT_EQ(Kept("concat(x * 1e19, '') = '2e19'"), "4");
+  EXPECT_EQ(Kept("concat(x / 1e7, '') = '5e-8'"), "1");
+  EXPECT_EQ(Kept("concat(flag, '') = 'true'"), "0,2,4,6");
+  EXPECT_EQ(Kept("ltrim(s, 'an') = 'me-1'"), "1");
+  EXPECT_EQ(Kept("rtrim(s, '0123') = 'name-'"), "0,1,2,3");
+  EXPECT_EQ(Kept("btrim(s, 'n0') = 'ame-'"), "0");
+  EXPECT_EQ(Kept("btrim(concat('  ', s, ' ')) = 'name-6'"), "6");
+  EXPECT_EQ(Kept("replace(s, 'name', 'N') = 'N-7'"), "7");
+  EXPECT_EQ(Kept("reverse(s) = '8-eman'"), "8");
+  EXPECT_EQ(Kept("left(s, 2) = 'na'"), "0,1,2,3,6,7,8");
+  EXPECT_EQ(Kept("left(s, -2) = 'name'"), "0,1,2,3,6,7,8");
+  EXPECT_EQ(Kept("right(s, 3) = 'off'"), "9");
+  EXPECT_EQ(Kept("lpad(s, 8, '*') = '**name-1'"), "1");
+  EXPECT_EQ(Kept("rpad(s, 3) = 'nam'"), "0,1,2,3,6,7,8");
+  EXPECT_EQ(Kept("initcap(s) = 'Name-5'"), "5");
+  EXPECT_EQ(Kept("repeat(s, 2) = 'name-3name-3'"), "3");
+  EXPECT_EQ(Kept("split_part(s, '-', 2) = '2'"), "2");
+  EXPECT_EQ(Kept("split_part(s, '-', -1) = 'off'"), "");
+  EXPECT_EQ(Kept("translate(s, 'ae', 'AE') = 'nAmE-0'"), "0");
+  EXPECT_EQ(Kept("strpos(s, '-') = 5"), "0,1,2,3,5,6,7,8");
+  EXPECT_EQ(Kept("strpos(s, 'zz') = 0"), "0,1,2,3,5,6,7,8,9");
+  EXPECT_EQ(Kept("octet_length(s) = 7"), "9");
+  EXPECT_EQ(Kept("ends_with(s, '_off')"), "9");
+  EXPECT_EQ(Kept("contains(s, 'E-')"), "5");
+  EXPECT_EQ(Kept("regexp_like(s, '^name-[1-3]$')"), "1,2,3");
+  EXPECT_EQ(Kept("regexp_like(s, '^name-5', 'i')"), "5");
+  EXPECT_EQ(Kept("nullif(id, 3) IS NULL"), "3");
+  // Numbers (x = id / 2, NULL at 3 and 7): float64 results, round half away from zero.
+  EXPECT_EQ(Kept("round(x) = 3"), "5,6");
+  EXPECT_EQ(Kept("round(-x) = -3"), "5,6");
+  EXPECT_EQ(Kept("round(x, 1) = 2.5"), "5");
+  EXPECT_EQ(Kept("trunc(x) = 2"), "4,5");
+  EXPECT_EQ(Kept("sqrt(id) = 3"), "9");
+  EXPECT_EQ(Kept("power(id, 2) = 49"), "7");
+  EXPECT_EQ(Kept("log10(id * 10) = 2"), "");
+  EXPECT_EQ(Kept("log(2, id) = 3"), "8");
+  EXPECT_EQ(Kept("signum(id - 4) = 0"), "4");
+  EXPECT_EQ(Kept("exp(0) = id"), "1");
+  EXPECT_EQ(Kept("cbrt(id) = 2"), "8");
+  // Errors name the problem and its place; Lance's refusals are refusals here.
+  EXPECT_NE(Kept("regexp_like(s, '(')").find("not a regular expression"), std::string::npos);
+  EXPECT_NE(Kept("regexp_like(s, 'a', 'g')").find("flag 'g'"), std::string::npos);
+  EXPECT_NE(Kept("round(s)").find("round() argument 1 must be a number"), std::string::npos);
+  EXPECT_NE(Kept("left(s)").find("left() takes 2 arguments, not 1"), std::string::npos);
+  EXPECT_NE(Kept("split_part(s, '-', 0) = ''").find("must not be zero"), std::string::npos);
+  for (const char* refused :
+       {"substr(s, 1, 2) = 'na'", "trim(s) = 'x'", "floor(x) = 1", "ceil(x) = 1"}) {
+    EXPECT_NE(Kept(refused).find("unsupported function"), std::string::npos) << refused;
+  }
+  auto pos = Evaluate(**ParseExpression("round(id)"), TestBatch());
+  ASSERT_TRUE(pos.ok()) << pos.status().ToString();
+  EXPECT_EQ((*pos)->type.id(), arrow::TypeId::kFloat64);
+}
+
 // CAST to the types Lance's planner knows; CASE is not Lance SQL.
 TEST(ExprEval, Casts) {
   EXPECT_EQ(Kept("CAST(x AS INT) = 2"), "4,5");  // truncation toward zero

@@ -75,6 +75,22 @@ const HAND = [
   "CAST(d AS TIMESTAMP) < ts", "CAST(u AS DOUBLE) / 7 > 20", "CAST(s AS INT) = 1", "CAST(x AS SMALLINT) > 10",
   "CAST(u AS TINYINT UNSIGNED) IS NULL", "CAST(i AS INTEGER) = 1", "CAST(x AS REAL) = 1",
   "CASE WHEN i < 0 THEN 'neg' ELSE 'pos' END = 'neg'",
+  // String and number functions (expr/internal/scalar_functions.h), and the ones Lance refuses.
+  "concat(s, '!') = 'apple!'", "concat(s, i) LIKE 'banana%-%'", "concat(s, x) LIKE '%.5'", "concat(s, b) LIKE '%true'",
+  "concat(i, s) IS NULL", "ltrim(s, 'a') = 'pple'", "rtrim(s, '0123456789') = 'apple'", "btrim(s, 'a') = '_b0'",
+  "btrim(concat(' ', s, ' ')) = 'cherry'", "replace(s, 'an', 'AN') = 'bANANa2'", "replace(s, '', '.') LIKE '.a.%'",
+  "reverse(s) = 'elppa'", "left(s, 3) = 'app'", "left(s, -1) = 'apple'", "right(s, 2) = 'ff'",
+  "lpad(s, 7, '*') = '**apple'", "rpad(s, 3) = 'ban'", "lpad(s, 8, 'xy') LIKE 'xy%'", "initcap(s) = 'Apple Pie'",
+  "initcap(s) LIKE 'Naïve%'", "repeat(s, 2) = 'a_ba_b'", "split_part(s, '_', 2) LIKE 'b%'", "split_part(s, '_', -1) LIKE 'off%'",
+  "translate(s, 'ap', 'AP') = 'APPle'", "translate(s, 'ae', 'x') LIKE 'xppl%'", "strpos(s, 'e') = 5", "strpos(s, 'ï') = 3",
+  "octet_length(s) = 6", "ends_with(s, 'e1')", "contains(s, 'ERR')", "contains(s, 'err')",
+  "regexp_like(s, '^[ab].*[0-9]$')", "regexp_like(s, 'APPLE', 'i')", "regexp_like(s, 'a(b|n)a')",
+  "regexp_like(s, '\\d{1}')", "regexp_like(s, '^$')",
+  "round(x) = 3", "round(x) = -3", "round(x, 1) <> x", "round(y) = 6", "round(i, -1) = -50", "trunc(x) < x",
+  "sqrt(u) > 10", "sqrt(x) > 5", "power(i, 2) > 2000", "ln(u) > 5", "log10(u) > 2", "log2(u) > 7", "log(u) > 2",
+  "log(2, u) = 4", "exp(y) > 1000", "signum(x) = 0", "signum(i) = -1", "cbrt(u) > 6", "nullif(i, 0) IS NULL",
+  "nullif(s, 'apple') IS NULL", "substr(s, 1, 2) = 'ap'", "trim(s) = 'apple'", "floor(x) = 2", "ceil(x) = 3",
+  "regexp_like(s, '(')",
 ];
 
 function randomPredicate(rnd, depth = 0) {

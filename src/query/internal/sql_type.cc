@@ -165,6 +165,13 @@ SqlType Infer(const Expr& e, const arrow::Schema& schema, const DataType& evalua
     case Expr::Kind::kCast:
       return {CastTarget(e.type_name, evaluated),
               e.try_cast || Operand(*e.args[0], schema).nullable};
+    case Expr::Kind::kCall:
+      // DataFusion's character and byte counts are Int32 (the evaluator's integers are Int64).
+      if (e.name == "strpos" || e.name == "octet_length" || e.name == "length" ||
+          e.name == "char_length" || e.name == "character_length") {
+        return {DataType::Int32(), true};
+      }
+      return {evaluated, true};
     default:
       return {evaluated, true};
   }
