@@ -51,6 +51,19 @@ class ManualClock final : public Clock {
   std::atomic<int64_t> now_;
 };
 
+// When work must be done by, on a clock's monotonic time (tests inject their clock). A copyable
+// value; `clock` must outlive it.
+struct Deadline {
+  const Clock* clock = nullptr;
+  int64_t at_monotonic_nanos = 0;
+  Duration budget{0};  // what it was set from (error messages name it)
+
+  static Deadline After(const Clock* clock, Duration budget) {
+    return Deadline{clock, clock->MonotonicNanos() + budget.count(), budget};
+  }
+  bool Expired() const { return clock != nullptr && clock->MonotonicNanos() >= at_monotonic_nanos; }
+};
+
 // "2026-11-29T06:55:30.123Z" (UTC, millisecond precision).
 std::string FormatIso8601Millis(int64_t unix_nanos);
 // "2026-11-29T06:55:30.123456789Z" (RFC 3339 UTC, nanosecond precision, as Lance writes it).

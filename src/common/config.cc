@@ -33,7 +33,12 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"max_header_bytes", "--max-header-bytes", "QUIVER_MAX_HEADER_BYTES", "16384",
        "largest request header accepted; larger ones get 413"},
       {"max_body_bytes", "--max-body-bytes", "QUIVER_MAX_BODY_BYTES", "268435456",
-       "largest request body accepted (Arrow-bodied operations); larger ones get 413"},
+       "largest request body read whole (MergeInsertIntoTable's Arrow source); larger ones get "
+       "413"},
+      {"max_streamed_body_bytes", "--max-streamed-body-bytes", "QUIVER_MAX_STREAMED_BODY_BYTES",
+       "68719476736",
+       "largest CreateTable / InsertIntoTable body; these stream into data files as they "
+       "arrive (never held whole), larger ones get 413 and nothing is committed"},
       {"max_json_body_bytes", "--max-json-body-bytes", "QUIVER_MAX_JSON_BODY_BYTES", "8388608",
        "largest JSON request body accepted (every operation but CreateTable, InsertIntoTable "
        "and MergeInsertIntoTable); larger ones get 413"},
@@ -125,6 +130,8 @@ constexpr uint64_t kMaxMillis = static_cast<uint64_t>(
 const std::map<std::string_view, IntegerSetting> kIntegerSettings = {
     {"max_header_bytes", {&Config::max_header_bytes, 1, std::numeric_limits<uint32_t>::max()}},
     {"max_body_bytes", {&Config::max_body_bytes, 1, std::numeric_limits<uint64_t>::max()}},
+    {"max_streamed_body_bytes",
+     {&Config::max_streamed_body_bytes, 1, std::numeric_limits<uint64_t>::max()}},
     {"max_json_body_bytes",
      {&Config::max_json_body_bytes, 1, std::numeric_limits<uint64_t>::max()}},
     {"max_unauthenticated_body_bytes",

@@ -29,7 +29,8 @@ struct Config {
   bool managed_versioning = false;  // the catalog commits every table's versions
   int workers = 0;                  // request threads; 0 = 4 per core
   uint64_t max_header_bytes = 16 * 1024;
-  uint64_t max_body_bytes = 256ull * 1024 * 1024;       // any body (Arrow-bodied operations)
+  uint64_t max_body_bytes = 256ull * 1024 * 1024;       // a body read whole (merge-insert's)
+  uint64_t max_streamed_body_bytes = 64ull << 30;       // CreateTable / InsertIntoTable bodies
   uint64_t max_json_body_bytes = 8ull * 1024 * 1024;    // a JSON body (every other operation)
   uint64_t max_unauthenticated_body_bytes = 64 * 1024;  // with auth on and no header credential
   uint64_t max_inflight_body_bytes = 1ull << 30;        // all bodies being received at once

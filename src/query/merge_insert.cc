@@ -345,7 +345,8 @@ Result<MergeInsertResult> MergeInsert(const table::CommitTarget& target,
       [&](std::shared_ptr<const table::Dataset> dataset) -> Result<MergeInsertResult> {
         ++attempts;
         return MergeOnce(dataset, schema, source, spec, options);
-      });
+      },
+      spec.retry_deadline);
   if (merged.ok()) merged->attempts = attempts;
   return merged;
 }

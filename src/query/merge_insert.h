@@ -24,10 +24,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "arrow/record_batch.h"
+#include "common/clock.h"
 #include "common/result.h"
 #include "table/commit.h"
 #include "table/operations.h"
@@ -41,6 +43,9 @@ struct MergeInsertSpec {
   bool when_not_matched_insert_all = false;
   bool when_not_matched_by_source_delete = false;
   std::string when_not_matched_by_source_delete_filt;  // "" = every unmatched target row
+  // Set: no new attempt after it has passed (Lance's merge-insert timeout bounds the retrying
+  // of lost races; the first attempt always runs). The give-up is ServiceUnavailable.
+  std::optional<Deadline> retry_deadline;
 };
 
 struct MergeInsertResult {

@@ -61,6 +61,7 @@ class PlanScan {
     options.batch_rows = plan.request.batch_rows;
     PlanScan scan;
     QV_ASSIGN_OR_RETURN(scan.stream_, table::Scan(dataset, options));
+    scan.deadline_ = plan.request.deadline;
     scan.row_offset_ = plan.row_offset;
     scan.next_offset_ = offset;
     scan.metrics_ = metrics;
@@ -75,6 +76,7 @@ class PlanScan {
   const std::shared_ptr<const arrow::Schema>& schema() const { return schema_; }
 
   Result<std::optional<arrow::RecordBatch>> Next() {
+    if (deadline_ && deadline_->Expired()) return DeadlineExceeded(*deadline_, "the query");
     Timer timer(Step(metrics_, &Metrics::scan));
     QV_ASSIGN_OR_RETURN(auto batch, stream_->Next());
     if (!batch) return batch;
@@ -95,6 +97,7 @@ class PlanScan {
   bool row_offset_ = false;
   uint64_t next_offset_ = 0;
   Metrics* metrics_ = nullptr;
+  std::optional<Deadline> deadline_;
 };
 
 Result<arrow::ArrayPtr> ColumnByName(const arrow::RecordBatch& batch, const std::string& name) {
@@ -449,11 +452,18 @@ Result<std::unique_ptr<arrow::BatchStream>> RunQuery(std::shared_ptr<const table
   return Execute(std::move(dataset), std::move(plan), nullptr);
 }
 
-Result<uint64_t> CountRows(std::shared_ptr<const table::Dataset> dataset,
-                           const std::string& filter) {
+Status DeadlineExceeded(const Deadline& deadline, std::string_view what) {
+  return Status::ServiceUnavailable(
+      fmt::format("{} did not finish within its timeout of {} ms", what,
+                  std::chrono::duration_cast<std::chrono::milliseconds>(deadline.budget).count()));
+}
+
+Result<uint64_t> CountRows(std::shared_ptr<const table::Dataset> dataset, const std::string& filter,
+                           std::optional<Deadline> deadline) {
   if (filter.empty()) return dataset->Stats().num_rows;
   QueryRequest request;
   request.filter = filter;
+  request.deadline = deadline;
   request.columns = {};
   QV_ASSIGN_OR_RETURN(Plan plan, internal::MakePlan(*dataset, request));
   QV_ASSIGN_OR_RETURN(PlanScan scan, PlanScan::Open(dataset, plan, 0, std::nullopt, nullptr));

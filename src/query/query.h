@@ -18,6 +18,9 @@
 // vector column and dimension, k, the distance type; a bad request is InvalidInput naming the
 // problem with Lance's wording where LanceDB has one.
 //
+// A deadline (x-request-timeout-ms) is checked before every scan batch: a query past it stops
+// there with ServiceUnavailable.
+//
 // Thread-safety: RunQuery and CountRows are reentrant; the stream returned is single-consumer.
 #pragma once
 
@@ -29,6 +32,7 @@
 #include <vector>
 
 #include "arrow/record_batch.h"
+#include "common/clock.h"
 #include "common/result.h"
 #include "query/distance.h"
 #include "table/dataset.h"
@@ -64,7 +68,12 @@ struct QueryRequest {
   std::vector<SortKey> order_by;  // plain queries only
   std::optional<VectorSearch> nearest;
   uint32_t batch_rows = 8192;
+  // Set: the query gives up (ServiceUnavailable, retryable) at the first scan batch after it.
+  std::optional<Deadline> deadline;
 };
+
+// The error a query or write gets when its deadline passes.
+Status DeadlineExceeded(const Deadline& deadline, std::string_view what);
 
 // The answer as a stream (its schema is known before the first batch). Errors before any read:
 // InvalidInput for a bad request; the scan's errors (scan.h) while streaming.
@@ -72,8 +81,8 @@ Result<std::unique_ptr<arrow::BatchStream>> RunQuery(std::shared_ptr<const table
                                                      const QueryRequest& request);
 
 // The rows where `filter` is TRUE (every row when empty): only the filter's columns are read.
-Result<uint64_t> CountRows(std::shared_ptr<const table::Dataset> dataset,
-                           const std::string& filter);
+Result<uint64_t> CountRows(std::shared_ptr<const table::Dataset> dataset, const std::string& filter,
+                           std::optional<Deadline> deadline = std::nullopt);
 
 // The plan RunQuery would run, as indented text (one step per line, innermost last).
 Result<std::string> ExplainQuery(const std::shared_ptr<const table::Dataset>& dataset,

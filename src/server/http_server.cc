@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <future>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -37,8 +38,10 @@ constexpr auto kLastBackoff = std::chrono::milliseconds(1000);
 // still sends (closing with unread bytes sends a reset, which can destroy the answer).
 constexpr auto kLingerTime = std::chrono::milliseconds(2000);
 // A chunked body's reservation stays this far ahead of what has arrived (a read adds at most
-// 64 KiB).
+// 64 KiB); a streamed body reserves this much whatever its length.
 constexpr uint64_t kChunkedStep = 1 << 20;
+// A streamed response goes out in chunks of about this size.
+constexpr size_t kResponseChunkBytes = 256 * 1024;
 
 void Reach(SyncPoints* sync_points, std::string_view point) {
   // The transport has no way to stop at a point: a test's status is not used.
@@ -54,6 +57,7 @@ struct Shared {
   HttpServer::Handler handler;
   HttpServer::TransportErrorHandler transport_error;
   HttpServer::AdmissionHandler admission;
+  asio::thread_pool* workers = nullptr;     // streamed bodies' handlers and response producers
   std::function<void()> on_session_closed;  // set before the first accept
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> inflight_body_bytes{0};
@@ -164,6 +168,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadHeader() {
     if (shared_->stopping) return Close();
     request_ = HttpRequest{};
+    streamed_.reset();
+    body_error_ = BodyError::kNone;
+    streamed_bytes_ = 0;
     parser_.emplace();
     parser_->header_limit(static_cast<uint32_t>(
         std::min<size_t>(shared_->options.max_header_bytes, UINT32_MAX)));  // Beast's type
@@ -188,6 +195,7 @@ class Session : public std::enable_shared_from_this<Session> {
     body_limit_ = shared_->options.max_body_bytes;
     over_limit_ = TransportError::kTooLarge;
     unauthenticated_ = false;
+    bool stream_body = false;
     if (shared_->admission) {
       Admission admission = shared_->admission(request_);
       if (admission.refusal) return Refuse(std::move(*admission.refusal));
@@ -196,27 +204,37 @@ class Session : public std::enable_shared_from_this<Session> {
       }
       over_limit_ = admission.over_limit;
       unauthenticated_ = admission.unauthenticated;
+      stream_body = admission.stream_body;
+      if (stream_body && admission.max_body_bytes != 0) body_limit_ = admission.max_body_bytes;
     }
     auto length = parser_->content_length();
     if (length && *length > body_limit_) return Refuse(BodyOverLimit());
     parser_->body_limit(body_limit_);  // counts a chunked body as it arrives
     // A chunked body (every LanceDB Arrow upload) has no length: it reserves a step ahead of
-    // what has arrived, up to its limit (ReadChunkedBody), not the whole limit up front.
-    uint64_t body_bytes =
-        length ? *length : (parser_->chunked() ? std::min(body_limit_, kChunkedStep) : 0);
+    // what has arrived, up to its limit (ReadChunkedBody), not the whole limit up front. A
+    // streamed body holds one step at most, whatever its length.
+    uint64_t body_bytes = length.value_or(0);
+    if (stream_body) {
+      body_bytes = std::min({body_limit_, kChunkedStep, length.value_or(kChunkedStep)});
+    } else if (!length && parser_->chunked()) {
+      body_bytes = std::min(body_limit_, kChunkedStep);
+    }
     if (!shared_->Reserve(body_bytes, unauthenticated_)) return Refuse(Overloaded());
     reserved_ = body_bytes;
+    auto next = [self = shared_from_this(), stream_body] {
+      stream_body ? self->StartStreamedHandler() : self->ReadBody();
+    };
     if (beast::iequals(raw[http::field::expect], "100-continue")) {
       auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
       stream_.expires_after(shared_->options.write_timeout);
       http::async_write(stream_, *cont,
-                        [self = shared_from_this(), cont](beast::error_code wec, size_t) {
+                        [self = shared_from_this(), cont, next](beast::error_code wec, size_t) {
                           if (wec) return self->Close();
-                          self->ReadBody();
+                          next();
                         });
       return;
     }
-    ReadBody();
+    next();
   }
 
   HttpResponse BodyOverLimit() {
@@ -310,6 +328,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // a lingering close).
   void Respond(HttpResponse response, bool keep_alive, bool unread = false) {
     busy_ = true;
+    if (response.stream) return RespondStreamed(std::move(response), keep_alive, unread);
     auto res = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(response.status), 11);
     res->set(http::field::server, "quiver/" QUIVER_VERSION);
@@ -328,6 +347,244 @@ class Session : public std::enable_shared_from_this<Session> {
                         self->ReadHeader();
                       });
   }
+
+  // ---- Streamed request bodies (Admission::stream_body) ----
+
+  // On the strand, the header read (and any 100 Continue sent): the handler runs on a worker
+  // and reads the body through a StreamedBody while it arrives.
+  void StartStreamedHandler() {
+    busy_ = true;
+    streamed_.emplace(std::move(*parser_));  // the header is read, nothing of the body yet
+    streamed_->body_limit(body_limit_);
+    request_.body_reader = std::make_shared<StreamedBody>(weak_from_this());
+    asio::post(*shared_->workers, [self = shared_from_this(),
+                                   work = asio::make_work_guard(stream_.get_executor())] {
+      HttpResponse response = self->shared_->handler(self->request_);
+      asio::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
+        self->FinishStreamed(std::move(response));
+      });
+    });
+  }
+
+  // On a worker, for the handler: 1 to `max` bytes of the body, or empty at its end.
+  Result<std::string> ReadStreamed(size_t max) {
+    if (body_error_ != BodyError::kNone) return BodyErrorStatus();
+    if (max == 0) return std::string();
+    std::string out(max, '\0');
+    while (true) {
+      size_t got = 0;
+      bool done = false;
+      beast::error_code ec = AwaitOnStrand([&](auto complete) {
+        if (streamed_->is_done()) {
+          done = true;
+          return complete(beast::error_code{});
+        }
+        auto& body = streamed_->get().body();
+        body.data = out.data();
+        body.size = max;
+        body.more = true;
+        stream_.expires_after(shared_->options.read_timeout);  // per read: the body may be long
+        http::async_read_some(stream_, buffer_, *streamed_,
+                              [this, max, &got, &done, complete](beast::error_code rec, size_t) {
+                                if (rec == http::error::need_buffer) rec = {};  // `out` is full
+                                got = max - streamed_->get().body().size;
+                                done = streamed_->is_done();
+                                complete(rec);
+                              });
+      });
+      if (ec) {
+        body_error_ = ClassifyBodyError(ec);
+        body_error_message_ = ec.message();
+        return BodyErrorStatus();
+      }
+      if (got > 0 || done) {
+        out.resize(got);
+        streamed_bytes_ += got;
+        return out;
+      }
+    }
+  }
+
+  enum class BodyError { kNone, kTooLarge, kMalformed, kGone };
+
+  static BodyError ClassifyBodyError(beast::error_code ec) {
+    if (ec == http::error::body_limit) return BodyError::kTooLarge;
+    if (ec.category() == beast::error_code(http::error::bad_method).category() &&
+        ec != http::error::end_of_stream && ec != http::error::partial_message) {
+      return BodyError::kMalformed;
+    }
+    return BodyError::kGone;  // reset, end of stream, timeout, the connection closed
+  }
+
+  Status BodyErrorStatus() const {
+    switch (body_error_) {
+      case BodyError::kTooLarge:
+        return Status::InvalidInput(
+            fmt::format("the request body exceeds the limit of {} bytes", body_limit_));
+      case BodyError::kMalformed:
+        return Status::InvalidInput("malformed request body: " + body_error_message_);
+      default:
+        return Status::InvalidInput("the request body ended before it was complete: " +
+                                    body_error_message_);
+    }
+  }
+
+  // On the strand, the handler done: a body that could not be read is answered by the
+  // transport (or, the client gone, not at all); a body left unread ends the connection.
+  void FinishStreamed(HttpResponse response) {
+    request_ = HttpRequest{};
+    ReleaseBudget();
+    switch (body_error_) {
+      case BodyError::kTooLarge:
+        return Respond(BodyOverLimit(), false, true);
+      case BodyError::kMalformed:
+        return Respond(
+            shared_->transport_error(TransportError::kBadRequest, BodyErrorStatus().message()),
+            false, true);
+      case BodyError::kGone:
+        return Close();
+      case BodyError::kNone:
+        break;
+    }
+    bool read_all = streamed_->is_done();
+    Respond(std::move(response), read_all && streamed_->get().keep_alive(), !read_all);
+  }
+
+  // On a worker: runs `start(complete)` on the strand and waits until it calls `complete`
+  // (once) with the outcome. The strand's own threads never wait here.
+  template <class Start>
+  beast::error_code AwaitOnStrand(Start&& start) {
+    std::promise<beast::error_code> promise;
+    auto future = promise.get_future();
+    asio::post(stream_.get_executor(), [&start, &promise] {
+      start([&promise](beast::error_code ec) { promise.set_value(ec); });
+    });
+    return future.get();
+  }
+
+  class StreamedBody final : public BodyReader {
+   public:
+    explicit StreamedBody(std::weak_ptr<Session> session) : session_(std::move(session)) {}
+    Result<std::string> Read(size_t max) override {
+      auto session = session_.lock();
+      if (!session) return Status::InvalidInput("the request has ended");
+      return session->ReadStreamed(max);
+    }
+    uint64_t bytes_read() const override {
+      auto session = session_.lock();
+      return session ? session->streamed_bytes_ : 0;
+    }
+
+   private:
+    std::weak_ptr<Session> session_;
+  };
+
+  // ---- Streamed responses (HttpResponse::stream) ----
+
+  struct ChunkedHeader {
+    http::response<http::empty_body> res;
+    http::response_serializer<http::empty_body> serializer{res};
+  };
+
+  // On the strand: the status and headers now, then the producer on a worker.
+  void RespondStreamed(HttpResponse response, bool keep_alive, bool unread) {
+    auto header = std::make_shared<ChunkedHeader>();
+    header->res.version(11);
+    header->res.result(static_cast<http::status>(response.status));
+    header->res.set(http::field::server, "quiver/" QUIVER_VERSION);
+    if (!response.content_type.empty()) {
+      header->res.set(http::field::content_type, response.content_type);
+    }
+    std::string request_id;
+    for (auto& [name, value] : response.headers) {
+      header->res.set(name, value);
+      if (beast::iequals(name, "x-request-id")) request_id = value;
+    }
+    bool keep = keep_alive && !unread && !shared_->stopping;
+    header->res.keep_alive(keep);
+    header->res.chunked(true);
+    stream_.expires_after(shared_->options.write_timeout);
+    http::async_write_header(
+        stream_, header->serializer,
+        [self = shared_from_this(), header, keep, producer = std::move(response.stream),
+         request_id](beast::error_code ec, size_t) mutable {
+          if (ec) {
+            self->busy_ = false;
+            return self->Close();
+          }
+          asio::post(*self->shared_->workers,
+                     [self, keep, producer = std::move(producer), request_id,
+                      work = asio::make_work_guard(self->stream_.get_executor())] {
+                       self->Produce(producer, keep, request_id);
+                     });
+        });
+  }
+
+  // On a worker: runs the producer, sends its bytes in chunks and the final chunk, then goes
+  // back to the strand for the next request (or to close).
+  void Produce(const std::function<Status(BodyWriter&)>& producer, bool keep,
+               const std::string& request_id) {
+    ChunkWriter writer(this);
+    Status status;
+    try {
+      status = producer(writer);
+    } catch (const std::exception& e) {
+      status = Status::Internal(fmt::format("unexpected failure: {}", e.what()));
+    }
+    if (status.ok()) status = writer.Finish();
+    if (!status.ok()) {
+      QV_LOG_WARN("streaming a response failed; its connection is cut",
+                  {{"error", status.ToString()},
+                   {"bytes_sent", static_cast<int64_t>(writer.sent())},
+                   {"request_id", request_id}});
+    }
+    asio::post(stream_.get_executor(), [self = shared_from_this(), ok = status.ok(), keep] {
+      self->busy_ = false;
+      if (!ok || !keep) return self->Close();
+      self->ReadHeader();
+    });
+  }
+
+  class ChunkWriter final : public BodyWriter {
+   public:
+    explicit ChunkWriter(Session* session) : session_(session) {}
+    Status Write(std::string_view bytes) override {
+      if (!error_.ok()) return error_;
+      pending_.append(bytes);
+      if (pending_.size() >= kResponseChunkBytes) return Flush();
+      return Status::OK();
+    }
+    // The last bytes and the final chunk.
+    Status Finish() {
+      QV_RETURN_IF_ERROR(Flush());
+      return Send(http::make_chunk_last());
+    }
+    uint64_t sent() const { return sent_; }
+
+   private:
+    Status Flush() {
+      if (!error_.ok() || pending_.empty()) return error_;
+      QV_RETURN_IF_ERROR(Send(http::make_chunk(asio::buffer(pending_))));
+      sent_ += pending_.size();
+      pending_.clear();
+      return Status::OK();
+    }
+    template <class Buffers>
+    Status Send(const Buffers& buffers) {
+      beast::error_code ec = session_->AwaitOnStrand([&](auto complete) {
+        session_->stream_.expires_after(session_->shared_->options.write_timeout);
+        asio::async_write(session_->stream_, buffers,
+                          [complete](beast::error_code wec, size_t) { complete(wec); });
+      });
+      if (ec) error_ = Status::InvalidInput("the client stopped reading: " + ec.message());
+      return error_;
+    }
+
+    Session* session_;
+    std::string pending_;
+    uint64_t sent_ = 0;
+    Status error_;
+  };
 
   // The client may still be sending the body nobody will read: stop sending, discard what
   // arrives for a moment, then close.
@@ -375,6 +632,11 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<Shared> shared_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  // A streamed body's parser (the header parser's state moved into it).
+  std::optional<http::request_parser<http::buffer_body>> streamed_;
+  BodyError body_error_ = BodyError::kNone;  // of the streamed body, set by the handler's reads
+  std::string body_error_message_;
+  uint64_t streamed_bytes_ = 0;
   HttpRequest request_;  // the request being read or handled
   std::string remote_;
   uint64_t body_limit_ = 0;  // of the request being read
@@ -404,6 +666,7 @@ struct HttpServer::Impl {
   asio::steady_timer backoff_timer{strand};
   std::shared_ptr<Shared> shared = std::make_shared<Shared>();
   std::vector<std::thread> threads;
+  std::optional<asio::thread_pool> workers;
   uint16_t port = 0;
   std::once_flag serve_once;
   std::once_flag shutdown_once;
@@ -540,6 +803,8 @@ void HttpServer::Serve(Handler handler, TransportErrorHandler transport_error,
     impl->shared->on_session_closed = [impl] { impl->OnSessionClosed(); };
     asio::post(impl->strand, [impl] { impl->Accept(); });
     int threads = std::max(1, impl->shared->options.threads);
+    impl->workers.emplace(static_cast<size_t>(threads));
+    impl->shared->workers = &*impl->workers;
     for (int i = 0; i < threads; ++i) {
       impl->threads.emplace_back([ioc = &impl->ioc] { ioc->run(); });
     }
@@ -576,7 +841,10 @@ void HttpServer::Shutdown() {
 
 void HttpServer::Wait() {
   std::call_once(impl_->wait_once, [this] {
+    // A worker's task holds a work guard on the I/O context: the I/O threads end after the
+    // last handler and producer, and the workers are idle by then.
     for (auto& t : impl_->threads) t.join();
+    if (impl_->workers) impl_->workers->join();
   });
 }
 

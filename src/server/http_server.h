@@ -15,6 +15,19 @@
 // A request answered without its body being read ends its connection (after a short lingering
 // read that discards what the client is still sending, so that it sees the answer).
 //
+// Streaming, both ways. A request the admission marks `stream_body` is handed to the handler
+// right after its header, on a worker thread, with a BodyReader (HttpRequest::body_reader) that
+// reads the body as the handler asks for it: the body is never held whole (a multi-GB insert is
+// written to data files as it arrives), it reserves one step of the budget whatever its length,
+// and the read timeout applies to each read (a client that stops sending for that long is cut
+// off). A response with HttpResponse::stream set is sent with `Transfer-Encoding: chunked`: its
+// status and headers first, then the producer runs on a worker thread and its bytes go out in
+// chunks of up to 256 KiB as it writes them (each write waits for the previous chunk to be
+// sent, so a slow reader paces the producer; the write timeout applies per chunk). A producer
+// that fails after the headers cuts the connection before the final chunk.
+// Workers are a separate pool of `threads` threads, so handlers blocked on a body or a slow
+// client never hold the threads that do the I/O.
+//
 // Connections are capped (max_connections): at the cap the server stops accepting and resumes
 // when one closes; a failed accept (EMFILE, ENFILE, ...) is retried after a backoff that doubles
 // from 10 ms to 1 s, logged once per burst, while the open connections keep being served.
@@ -77,13 +90,17 @@ enum class TransportError {
 struct Admission {
   // Answered at once; the body is not read.
   std::optional<HttpResponse> refusal;
-  // The body's limit; 0 (or more than max_body_bytes): max_body_bytes.
+  // The body's limit; 0 (or, unless streamed, more than max_body_bytes): max_body_bytes.
   uint64_t max_body_bytes = 0;
   // What a body over that limit is reported as.
   TransportError over_limit = TransportError::kTooLarge;
   // The caller is not authenticated yet: its body also counts against the quarter of
   // max_inflight_body_bytes that such bodies share (they cannot crowd out the others).
   bool unauthenticated = false;
+  // Hand the body to the handler as it arrives (HttpRequest::body_reader) instead of reading it
+  // first. Its limit (max_body_bytes above) may then exceed HttpServerOptions::max_body_bytes:
+  // no more than one step of it is in memory at once.
+  bool stream_body = false;
 };
 
 class HttpServer {

@@ -31,8 +31,14 @@ enum class BodyKind {
   kJson,   // a JSON object (or empty / `null`), bounded by max_json_body_bytes; may carry the
            // caller's `identity`
   kArrow,  // Arrow IPC, bounded by the transport's max_body_bytes; not parsed by the pipeline
-  kNone,   // none is read: nothing of the request is parsed (the call has only its route)
+  // Arrow IPC handed to the handler as it arrives (HttpRequest::body_reader: written to data
+  // files as it comes, never held whole), bounded by max_streamed_body_bytes
+  kArrowStream,
+  kNone,  // none is read: nothing of the request is parsed (the call has only its route)
 };
+inline bool IsArrowBody(BodyKind kind) {
+  return kind == BodyKind::kArrow || kind == BodyKind::kArrowStream;
+}
 
 // Who may call the operation at all, decided before its door.
 enum class Auth {

@@ -116,6 +116,7 @@ Result<std::unique_ptr<Server>> Server::Start(const Config& config) {
   impl->auth = std::make_unique<Authenticator>(config.auth, impl->access->api_keys(), jwt);
   ServiceOptions service_options;
   service_options.max_json_body_bytes = config.max_json_body_bytes;
+  service_options.max_streamed_body_bytes = config.max_streamed_body_bytes;
   service_options.max_unauthenticated_body_bytes = config.max_unauthenticated_body_bytes;
   impl->service = std::make_unique<NamespaceService>(*impl->catalog, *impl->access, *impl->auth,
                                                      impl->store, nullptr, service_options);

@@ -101,9 +101,13 @@ Admission NamespaceService::AdmitRequest(HttpRequest& request) {
   }
   const Operation& op = *match->op;
   std::string operation(op.name);
-  bool arrow = op.body == BodyKind::kArrow;
+  bool arrow = IsArrowBody(op.body);
   Admission admission;
   admission.max_body_bytes = arrow ? 0 : options_.max_json_body_bytes;  // 0: the transport's
+  if (op.body == BodyKind::kArrowStream) {
+    admission.stream_body = true;
+    admission.max_body_bytes = options_.max_streamed_body_bytes;
+  }
   if (!auth_.enabled()) return admission;
   if (op.auth == Auth::kOpen) {  // open to all (Healthz), and reads no body: give it no room
     admission.max_body_bytes = options_.max_unauthenticated_body_bytes;
@@ -232,7 +236,7 @@ HttpResponse NamespaceService::Dispatch(HttpRequest& request, const std::string&
   auto fail = [&](const Status& status) {
     return ErrorReply(dialect, status, op.name, request_id);
   };
-  internal::HandlerContext ctx{catalog_, access_, metrics_, counts_.get()};
+  internal::HandlerContext ctx{catalog_, access_, metrics_, counts_.get(), clock_};
   if (op.auth == Auth::kOpen) {
     // Open to all (Healthz): answered before anything of the request is parsed or authenticated.
     Call call;

@@ -4,12 +4,13 @@
 //
 // Admit runs on the header alone, before the transport reads the body: request id (the client's
 // `x-request-id` when usable, else a new ULID) → route (routes.h; 404/405 now) → the body's
-// limit by the row's body kind: the transport's max_body_bytes for Arrow bodies, else
-// max_json_body_bytes → with auth on: an open row (Auth::kOpen: Healthz) reads no credential and
-// gets max_unauthenticated_body_bytes; a header credential (x-api-key, Authorization: Bearer) is
-// authenticated now (401 now, unread); without one, a JSON body may still authenticate with its
-// `identity` object, so it gets max_unauthenticated_body_bytes (over it: 401).
-// Handle, once the body is read: an open row's handler answers at once (nothing parsed, no
+// limit by the row's body kind: the transport's max_body_bytes for Arrow bodies read whole,
+// max_streamed_body_bytes for streamed ones (BodyKind::kArrowStream, handed to the handler as
+// they arrive), else max_json_body_bytes → with auth on: an open row (Auth::kOpen: Healthz) reads
+// no credential and gets max_unauthenticated_body_bytes; a header credential (x-api-key,
+// Authorization: Bearer) is authenticated now (401 now, unread); without one, a JSON body may still
+// authenticate with its `identity` object, so it gets max_unauthenticated_body_bytes (over it:
+// 401). Handle, once the body is read: an open row's handler answers at once (nothing parsed, no
 // identity looked at) → parse (call.h) → identity (identity.h, 401; unless Admit authenticated
 // the headers) → a server-admin row (Auth::kServerAdmin: Metrics) refuses everyone else (403) →
 // for a spec row, the tenant (project) from the principal, ids scoped to it, and the row's door
@@ -44,6 +45,9 @@ struct HandlerContext;  // internal/handlers.h
 struct ServiceOptions {
   uint64_t max_json_body_bytes = 8ull * 1024 * 1024;
   uint64_t max_unauthenticated_body_bytes = 64 * 1024;  // auth on, no header credential
+  // A streamed Arrow body (BodyKind::kArrowStream: CreateTable, InsertIntoTable), read as it is
+  // written to data files; not bounded by the transport's max_body_bytes.
+  uint64_t max_streamed_body_bytes = 64ull << 30;
 };
 
 class NamespaceService {

@@ -86,6 +86,7 @@ TEST(ConfigTest, OptionsAreDeclaredConsistently) {
                                          "workers",
                                          "max_header_bytes",
                                          "max_body_bytes",
+                                         "max_streamed_body_bytes",
                                          "max_json_body_bytes",
                                          "max_unauthenticated_body_bytes",
                                          "max_inflight_body_bytes",
@@ -113,6 +114,7 @@ TEST(ConfigTest, DeclaredDefaultsMatchConfigDefaults) {
   from_text.workers = 3;
   from_text.max_header_bytes = 1;
   from_text.max_body_bytes = 1;
+  from_text.max_streamed_body_bytes = 1;
   from_text.max_json_body_bytes = 1;
   from_text.max_unauthenticated_body_bytes = 1;
   from_text.max_inflight_body_bytes = 1;
@@ -132,6 +134,7 @@ TEST(ConfigTest, DeclaredDefaultsMatchConfigDefaults) {
   EXPECT_EQ(from_text.workers, defaults.workers);
   EXPECT_EQ(from_text.max_header_bytes, defaults.max_header_bytes);
   EXPECT_EQ(from_text.max_body_bytes, defaults.max_body_bytes);
+  EXPECT_EQ(from_text.max_streamed_body_bytes, defaults.max_streamed_body_bytes);
   EXPECT_EQ(from_text.max_json_body_bytes, defaults.max_json_body_bytes);
   EXPECT_EQ(from_text.max_unauthenticated_body_bytes, defaults.max_unauthenticated_body_bytes);
   EXPECT_EQ(from_text.max_inflight_body_bytes, defaults.max_inflight_body_bytes);

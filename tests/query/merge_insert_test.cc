@@ -12,6 +12,7 @@
 
 #include "arrow/array.h"
 #include "query/query.h"
+#include "store/fault_store.h"
 #include "store/memory_store.h"
 #include "table/dataset.h"
 #include "table/write.h"
@@ -232,6 +233,40 @@ TEST(MergeInsert, UntouchedFragmentsStayAndEmptiedOnesGo) {
   EXPECT_EQ(fragments[1].id(), 1u);
   EXPECT_FALSE(fragments[1].has_deletion_file());
   EXPECT_EQ(fragments[2].physical_rows(), 3u);
+}
+
+// A merge that loses to a retryable failure runs again on the latest version, up to its attempts;
+// with a deadline that has passed it gives up after the first (Lance's timeout bounds retrying,
+// never the first attempt), ServiceUnavailable naming the timeout, and nothing is committed.
+TEST(MergeInsert, ADeadlineStopsTheRetriesNotTheFirstAttempt) {
+  std::shared_ptr<ObjectStore> root = MergeTable();
+  auto faults = std::make_shared<FaultInjectingStore>(root);
+  faults->FailAlways(StoreOp::kPut, Status::ServiceUnavailable("injected: the store is busy"));
+  const uint64_t before = LatestVersion(root);
+
+  auto no_deadline = Merge(faults, {{1, 7}}, Upsert());
+  ASSERT_FALSE(no_deadline.ok());
+  EXPECT_NE(no_deadline.status().message().find("gave up after 5 attempts"), std::string::npos)
+      << no_deadline.status().ToString();
+
+  ManualClock clock;
+  MergeInsertSpec spec = Upsert();
+  spec.retry_deadline = Deadline::After(&clock, std::chrono::milliseconds(30));
+  clock.Advance(std::chrono::milliseconds(31));
+  auto late = Merge(faults, {{1, 7}}, spec);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), StatusCode::kServiceUnavailable);
+  EXPECT_NE(late.status().message().find("gave up after 1 attempts, its timeout of 30 ms"),
+            std::string::npos)
+      << late.status().ToString();
+  EXPECT_EQ(LatestVersion(root), before);
+
+  faults->Clear();  // the same merge with time to spare succeeds
+  spec.retry_deadline = Deadline::After(&clock, std::chrono::seconds(30));
+  auto merged = Merge(faults, {{1, 7}}, spec);
+  ASSERT_OK(merged.status());
+  EXPECT_EQ(merged->attempts, 1);
+  EXPECT_EQ(IdToX(root).find(1)->second, 7);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "query/top_k.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <random>
@@ -477,6 +478,51 @@ TEST_F(QueryTest, CountRows) {
   auto bad = CountRows(dataset_, "nope > 1");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidInput);
+}
+
+// A clock that moves 1 ms every time it is read: a deadline of n ms passes after about n reads.
+class TickingClock final : public Clock {
+ public:
+  int64_t NowNanos() const override { return Tick(); }
+  int64_t MonotonicNanos() const override { return Tick(); }
+  void SleepFor(Duration) override {}
+
+ private:
+  int64_t Tick() const { return now_.fetch_add(1'000'000) + 1'000'000; }
+  mutable std::atomic<int64_t> now_{0};
+};
+
+// A deadline stops a scan, a vector search and a count at the next batch (ServiceUnavailable,
+// naming the timeout); a generous one changes nothing.
+TEST_F(QueryTest, DeadlinePassedStopsAtTheNextBatch) {
+  TickingClock clock;
+  QueryRequest r;
+  r.batch_rows = 16;  // many batches
+  r.deadline = Deadline::After(&clock, std::chrono::milliseconds(5));
+  auto stopped = RunAll(dataset_, r);
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.status().code(), StatusCode::kServiceUnavailable);
+  EXPECT_NE(stopped.status().message().find("timeout of 5 ms"), std::string::npos)
+      << stopped.status().ToString();
+
+  QueryRequest knn;
+  knn.batch_rows = 16;
+  knn.nearest = VectorSearch{};
+  knn.nearest->vectors = {std::vector<double>(kDim, 0.0)};
+  knn.deadline = Deadline::After(&clock, std::chrono::milliseconds(5));
+  auto knn_stopped = RunAll(dataset_, knn);
+  ASSERT_FALSE(knn_stopped.ok());
+  EXPECT_EQ(knn_stopped.status().code(), StatusCode::kServiceUnavailable);
+
+  auto count =
+      CountRows(dataset_, "score > 1", Deadline::After(&clock, std::chrono::milliseconds(3)));
+  ASSERT_FALSE(count.ok());
+  EXPECT_EQ(count.status().code(), StatusCode::kServiceUnavailable);
+
+  r.deadline = Deadline::After(&clock, std::chrono::hours(1));
+  auto finished = RunAll(dataset_, r);
+  ASSERT_OK(finished.status());
+  EXPECT_EQ(finished->length, kRows);
 }
 
 TEST_F(QueryTest, DeletedRowsAreNotAnswered) {

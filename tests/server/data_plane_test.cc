@@ -3,6 +3,8 @@
 // ExplainTableQueryPlan, AnalyzeTableQueryPlan, and the writes CreateTable, InsertIntoTable
 // and DeleteFromTable; bad requests answer 400 / code 13 (406 / 0 for full-text search) and
 // leave every byte of the store as it was.
+#include <atomic>
+
 #include "data_plane_fixture.h"
 
 namespace quiver::server::testing {
@@ -364,6 +366,103 @@ TEST_F(DataPlaneTest, DeleteByPredicate) {
   ASSERT_EQ(all.status, 200) << all.body;
   EXPECT_EQ(all.Json()["num_deleted_rows"], 45);
   EXPECT_EQ(Count("d"), "0");
+}
+
+// Inserts and creates stream: a body many times the server's body limit and its budget of body
+// bytes in flight is written as it arrives; one over the streamed limit is 413 and leaves the
+// table byte-identical. A large result streams back chunked and reads as one Arrow IPC file.
+TEST_F(DataPlaneTest, WritesAndResultsStreamPastTheBodyLimits) {
+  StopServer();
+  HttpServerOptions options;
+  options.max_body_bytes = 64 * 1024;
+  options.max_inflight_body_bytes = 1 << 20;
+  StartServer(options);  // a fresh store: `d` again, from a (small) create
+  ASSERT_EQ(SendArrow("/v1/table/d/create", Stream(0, 100)).status, 200);
+  const std::string big = Stream(100, 100'000);
+  ASSERT_GT(big.size(), 2u << 20);
+  auto inserted = SendArrow("/v1/table/d/insert", big);
+  ASSERT_EQ(inserted.status, 200) << inserted.body;
+  EXPECT_EQ(inserted.Json()["num_inserted_rows"], 100'000);
+  EXPECT_EQ(Count("d"), "100100");
+  auto created = SendArrow("/v1/table/big/create", big);
+  ASSERT_EQ(created.status, 200) << created.body;
+  EXPECT_EQ(Count("big"), "100000");
+  // A merge-insert source is read whole: the body limit applies.
+  ExpectError(SendArrow("/v1/table/d/merge_insert?on=id&when_matched_update_all=true", big), 413,
+              13, "merge source");
+
+  Reply result = client_->Post("/v1/table/d/query",
+                               {{"k", 200'000}, {"vector", json::array()}, {"columns", {"id"}}});
+  EXPECT_EQ(result.headers["transfer-encoding"], "chunked");
+  auto rows = Rows(result);
+  auto ids = Column<int64_t>(rows, "id");
+  ASSERT_EQ(ids.size(), 100'100u);
+  EXPECT_EQ(ids.front(), 0);
+  EXPECT_EQ(ids.back(), 100'099);
+
+  auto kept = memory_;
+  StopServer();
+  service_options_.max_streamed_body_bytes = 1 << 20;
+  StartServer(options, false, false, "", kept);
+  memory_ = kept;
+  const auto before = Snapshot();
+  ExpectError(SendArrow("/v1/table/d/insert", big), 413, 13, "over the streamed limit");
+  ExpectError(SendArrow("/v1/table/huge/create", big), 413, 13, "create over the limit");
+  EXPECT_EQ(Snapshot(), before);
+  ExpectError(client_->Post("/v1/table/huge/describe", json::object()), 404, 4);
+  EXPECT_EQ(Count("d"), "100100");
+}
+
+// A clock that moves 1 ms every time it is read.
+class TickingClock final : public Clock {
+ public:
+  int64_t NowNanos() const override { return Tick(); }
+  int64_t MonotonicNanos() const override { return Tick(); }
+  void SleepFor(Duration) override {}
+
+ private:
+  int64_t Tick() const { return now_.fetch_add(1'000'000) + 1'000'000; }
+  mutable std::atomic<int64_t> now_{1'700'000'000'000'000'000};
+};
+
+// LanceDB's `x-request-timeout-ms` (and the spec's merge-insert `timeout`): a query past it is
+// answered 503 (retryable) with its error body; a malformed one is 400 and changes nothing.
+TEST_F(DataPlaneTest, RequestTimeoutsAreHonouredAndChecked) {
+  const std::string query = R"({"k": 50, "vector": [], "columns": ["id"]})";
+  auto within =
+      client_->Send("POST", "/v1/table/d/query", query, {{"x-request-timeout-ms", "60000"}});
+  EXPECT_EQ(within.status, 200) << within.body;
+  const auto before = Snapshot();
+  for (const char* bad : {"soon", "0", "-5", "1.5"}) {
+    ExpectError(client_->Send("POST", "/v1/table/d/query", query, {{"x-request-timeout-ms", bad}}),
+                400, 13, bad);
+  }
+  ExpectError(SendArrow("/v1/table/d/merge_insert?on=id&when_matched_update_all=true&timeout=ever",
+                        Stream(0, 1)),
+              400, 13, "merge timeout");
+  EXPECT_EQ(Snapshot(), before);
+  auto merged = SendArrow("/v1/table/d/merge_insert?on=id&when_matched_update_all=true&timeout=30s",
+                          Stream(0, 1));
+  EXPECT_EQ(merged.status, 200) << merged.body;
+
+  // On a clock that moves on each read, a 1 ms budget has passed by the first batch.
+  TickingClock clock;
+  auto kept = memory_;
+  StopServer();
+  service_clock_ = &clock;
+  StartServer(HttpServerOptions{}, false, false, "", kept);
+  memory_ = kept;
+  auto late = client_->Send("POST", "/v1/table/d/query", query, {{"x-request-timeout-ms", "1"}});
+  ExpectError(late, 503, 17, "timed out");
+  EXPECT_NE(late.Json()["error"].get<std::string>().find("timeout of 1 ms"), std::string::npos)
+      << late.body;
+  EXPECT_EQ(late.headers["retry-after"], "1");
+  ExpectError(client_->Send("POST", "/v1/table/d/count_rows", R"({"predicate": "id > 3"})",
+                            {{"x-request-timeout-ms", "1"}}),
+              503, 17, "count timed out");
+  EXPECT_EQ(client_->Send("POST", "/v1/table/d/query", query).status, 200);  // none: no limit
+  StopServer();
+  service_clock_ = nullptr;
 }
 
 }  // namespace

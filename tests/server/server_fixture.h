@@ -50,8 +50,8 @@ class ServerFixture : public ::testing::Test {
     ASSERT_TRUE(access.ok()) << access.status().ToString();
     access_ = std::move(*access);
     auth_ = std::make_unique<Authenticator>(auth, access_->api_keys(), nullptr);
-    service_ = std::make_unique<NamespaceService>(*catalog_, *access_, *auth_, counts_, nullptr,
-                                                  service_options_);
+    service_ = std::make_unique<NamespaceService>(*catalog_, *access_, *auth_, counts_,
+                                                  service_clock_, service_options_);
     options.host = "127.0.0.1";
     options.port = 0;
     options.threads = 4;
@@ -106,7 +106,8 @@ class ServerFixture : public ::testing::Test {
     return out;
   }
 
-  ServiceOptions service_options_;  // for the next StartServer
+  ServiceOptions service_options_;        // for the next StartServer
+  const Clock* service_clock_ = nullptr;  // for the next StartServer; null: the real clock
   std::shared_ptr<MemoryObjectStore> memory_;
   std::shared_ptr<FaultInjectingStore> faults_;
   std::shared_ptr<CountingStore> counts_;

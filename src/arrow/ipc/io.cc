@@ -33,24 +33,44 @@ Result<std::shared_ptr<Buffer>> BufferInputStream::Read(uint64_t n) {
   return out;
 }
 
-Result<std::shared_ptr<Buffer>> FdInputStream::Read(uint64_t n) {
-  // Read through a fixed chunk so that memory follows the bytes that really arrive.
+namespace {
+
+// Up to `n` bytes from `read` (0: the end), through a fixed chunk so that memory follows the
+// bytes that really arrive, not a length prefix that may lie.
+template <class Read>
+Result<std::shared_ptr<Buffer>> ReadThroughChunks(uint64_t n, MemoryPool* pool, Read&& read) {
   const uint64_t chunk_size = std::min<uint64_t>(n, 64 << 10);
   std::unique_ptr<char[]> chunk;
-  BufferBuilder builder(pool_);
+  BufferBuilder builder(pool);
   while (builder.size() < n) {
     if (chunk == nullptr) chunk = std::make_unique<char[]>(chunk_size);
     const uint64_t want = std::min<uint64_t>(n - builder.size(), chunk_size);
-    const ssize_t got = ::read(fd_, chunk.get(), want);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return StatusFromErrno(errno, "reading arrow IPC input");
-    }
+    QV_ASSIGN_OR_RETURN(uint64_t got, read(chunk.get(), want));
     if (got == 0) break;
-    QV_RETURN_IF_ERROR(builder.Append(chunk.get(), static_cast<uint64_t>(got)));
+    QV_RETURN_IF_ERROR(builder.Append(chunk.get(), got));
   }
-  position_ += builder.size();
   return builder.Finish();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Buffer>> FdInputStream::Read(uint64_t n) {
+  QV_ASSIGN_OR_RETURN(
+      auto bytes, ReadThroughChunks(n, pool_, [this](char* dst, uint64_t max) -> Result<uint64_t> {
+        while (true) {
+          const ssize_t got = ::read(fd_, dst, max);
+          if (got >= 0) return static_cast<uint64_t>(got);
+          if (errno != EINTR) return StatusFromErrno(errno, "reading arrow IPC input");
+        }
+      }));
+  position_ += bytes->size();
+  return bytes;
+}
+
+Result<std::shared_ptr<Buffer>> CallbackInputStream::Read(uint64_t n) {
+  QV_ASSIGN_OR_RETURN(auto bytes, ReadThroughChunks(n, pool_, read_));
+  position_ += bytes->size();
+  return bytes;
 }
 
 Result<std::shared_ptr<Buffer>> BufferSource::ReadAt(uint64_t offset, uint64_t length) const {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -79,6 +80,23 @@ class FdInputStream final : public InputStream {
 
  private:
   int fd_;
+  MemoryPool* pool_;
+  uint64_t position_ = 0;
+};
+
+// Pulls bytes from a callback (a request body as it arrives, say): `read(dst, max)` copies 1 to
+// `max` bytes into `dst` and returns how many, or 0 at the end. Memory grows with the bytes that
+// arrive, as for FdInputStream.
+class CallbackInputStream final : public InputStream {
+ public:
+  using ReadFn = std::function<Result<uint64_t>(char* dst, uint64_t max)>;
+  explicit CallbackInputStream(ReadFn read, MemoryPool* pool = nullptr)
+      : read_(std::move(read)), pool_(pool) {}
+  Result<std::shared_ptr<Buffer>> Read(uint64_t n) override;
+  uint64_t position() const override { return position_; }
+
+ private:
+  ReadFn read_;
   MemoryPool* pool_;
   uint64_t position_ = 0;
 };

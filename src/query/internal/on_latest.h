@@ -8,8 +8,11 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <memory>
+#include <optional>
 
+#include "common/clock.h"
 #include "common/logging.h"
 #include "common/result.h"
 #include "table/dataset.h"
@@ -19,9 +22,11 @@ namespace quiver::query::internal {
 
 inline constexpr int kWriteAttempts = 5;
 
-// `attempt(dataset)` → Result<T>.
+// `attempt(dataset)` → Result<T>. A `deadline` stops the retries once it has passed (the first
+// attempt always runs, as Lance's merge-insert timeout: it bounds the time spent retrying).
 template <typename F>
-auto OnLatestVersion(const table::CommitTarget& target, const char* what, F attempt)
+auto OnLatestVersion(const table::CommitTarget& target, const char* what, F attempt,
+                     const std::optional<Deadline>& deadline = std::nullopt)
     -> decltype(attempt(std::shared_ptr<const table::Dataset>())) {
   table::OpenOptions at;
   at.branch = target.branch;
@@ -32,6 +37,12 @@ auto OnLatestVersion(const table::CommitTarget& target, const char* what, F atte
     if (result.ok()) return result;
     last = result.status();
     if (!last.retryable() && !last.IsNotFound()) return last;
+    if (deadline && deadline->Expired()) {
+      return Status::ServiceUnavailable(fmt::format(
+          "{}: gave up after {} attempts, its timeout of {} ms has passed (last: {})", what, n,
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline->budget).count(),
+          last.message()));
+    }
     QV_LOG_INFO(fmt::format("{}: retrying on the new latest version", what),
                 {{"attempt", n}, {"error", last.ToString()}});
   }

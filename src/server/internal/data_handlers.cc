@@ -2,7 +2,8 @@
 // AnalyzeTableQueryPlan, over the query engine (query/query.h) at the version the request
 // addresses (version / tag / branch).
 //
-// QueryTable answers one Arrow IPC file (spec §2.3; LanceDB's remote client reads it whole);
+// QueryTable answers one Arrow IPC file (spec §2.3; LanceDB's remote client reads it whole),
+// streamed; a query, count or analysis with `x-request-timeout-ms` stops when it passes (503);
 // CountTableRows a bare integer; the plans a JSON string literal (what the Rust client parses).
 #include <fmt/format.h>
 
@@ -39,21 +40,45 @@ HttpResponse PlanReply(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// Hands the IPC writer's bytes to the response as they are made.
+class ResponseSink final : public arrow::ipc::Sink {
+ public:
+  explicit ResponseSink(BodyWriter* out) : out_(out) {}
+  Status Write(std::string_view bytes) override { return out_->Write(bytes); }
+
+ private:
+  BodyWriter* out_;
+};
+
+}  // namespace
+
+// The result streams out as the query makes it (one batch in memory at a time, the file's footer
+// last). The first batch is made before the answer starts, so that what fails at once (most
+// evaluation errors) is still an error status with its body; a later failure cuts the connection
+// (the client sees a file without its footer, never a short result passed off as whole).
 Result<HttpResponse> HandleQueryTable(const HandlerContext& ctx, Call& call) {
   QV_ASSIGN_OR_RETURN(QueryJson query, ParseQueryJson(call.body));
+  QV_ASSIGN_OR_RETURN(query.request.deadline, RequestDeadline(ctx, call));
   QV_ASSIGN_OR_RETURN(auto dataset, OpenForQuery(ctx, call, query));
-  QV_ASSIGN_OR_RETURN(auto stream, query::RunQuery(dataset, query.request));
+  QV_ASSIGN_OR_RETURN(std::shared_ptr<arrow::BatchStream> stream,
+                      query::RunQuery(dataset, query.request));
+  QV_ASSIGN_OR_RETURN(auto first, stream->Next());
   HttpResponse response;
   response.content_type = "application/vnd.apache.arrow.file";
-  arrow::ipc::StringSink sink(&response.body);
-  QV_ASSIGN_OR_RETURN(auto writer, arrow::ipc::FileWriter::Open(&sink, stream->schema()));
-  while (true) {
-    QV_ASSIGN_OR_RETURN(auto batch, stream->Next());
-    if (!batch) break;
-    QV_RETURN_IF_ERROR(writer->Write(*batch));
-  }
-  QV_RETURN_IF_ERROR(writer->Finish());
   response.headers.emplace_back("x-lancedb-version", std::to_string(dataset->version()));
+  response.stream = [dataset, stream, first = std::make_shared<decltype(first)>(std::move(first))](
+                        BodyWriter& out) -> Status {
+    ResponseSink sink(&out);
+    QV_ASSIGN_OR_RETURN(auto writer, arrow::ipc::FileWriter::Open(&sink, stream->schema()));
+    std::optional<arrow::RecordBatch> batch = std::move(*first);
+    while (batch) {
+      QV_RETURN_IF_ERROR(writer->Write(*batch));
+      QV_ASSIGN_OR_RETURN(batch, stream->Next());
+    }
+    return writer->Finish();
+  };
   return response;
 }
 
@@ -62,8 +87,9 @@ Result<HttpResponse> HandleCountTableRows(const HandlerContext& ctx, Call& call)
   QV_ASSIGN_OR_RETURN(auto predicate, call.String("predicate"));
   if (!predicate) predicate = call.Query("predicate");
   QV_ASSIGN_OR_RETURN(table::OpenOptions target, ReadTarget(call));
+  QV_ASSIGN_OR_RETURN(auto deadline, RequestDeadline(ctx, call));
   QV_ASSIGN_OR_RETURN(auto dataset, OpenRead(table, call, target));
-  QV_ASSIGN_OR_RETURN(uint64_t count, query::CountRows(dataset, predicate.value_or("")));
+  QV_ASSIGN_OR_RETURN(uint64_t count, query::CountRows(dataset, predicate.value_or(""), deadline));
   HttpResponse response = JsonReply(json(count));
   response.headers.emplace_back("x-lancedb-version", std::to_string(dataset->version()));
   return response;
@@ -82,6 +108,7 @@ Result<HttpResponse> HandleExplainTableQueryPlan(const HandlerContext& ctx, Call
 
 Result<HttpResponse> HandleAnalyzeTableQueryPlan(const HandlerContext& ctx, Call& call) {
   QV_ASSIGN_OR_RETURN(QueryJson query, ParseQueryJson(call.body));
+  QV_ASSIGN_OR_RETURN(query.request.deadline, RequestDeadline(ctx, call));
   QV_ASSIGN_OR_RETURN(auto dataset, OpenForQuery(ctx, call, query));
   QV_ASSIGN_OR_RETURN(std::string analysis, query::AnalyzeQuery(dataset, query.request));
   return PlanReply(analysis);

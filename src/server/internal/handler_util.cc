@@ -122,4 +122,26 @@ Result<std::shared_ptr<const table::Dataset>> OpenRead(const OpenedTable& table,
       catalog::DisplayId(table.info.id), dataset->version(), floor));
 }
 
+Result<std::optional<Deadline>> RequestDeadline(const HandlerContext& ctx, const Call& call) {
+  Duration budget{0};
+  if (const std::string& header = call.http->Header("x-request-timeout-ms"); !header.empty()) {
+    auto ms = ParseInt64(header, 1);
+    if (!ms.ok()) {
+      return Status::InvalidInput(fmt::format(
+          "x-request-timeout-ms must be a positive number of milliseconds, not '{}'", header));
+    }
+    QV_ASSIGN_OR_RETURN(budget, CheckedDuration(*ms, std::chrono::milliseconds(1)));
+  } else if (auto param = call.Query("timeout")) {
+    auto parsed = ParseDuration(*param);
+    if (!parsed.ok() || parsed->count() <= 0) {
+      return Status::InvalidInput(fmt::format(
+          "'timeout' must be a positive duration such as 30s, 500ms or 5m, not '{}'", *param));
+    }
+    budget = *parsed;
+  } else {
+    return std::optional<Deadline>();
+  }
+  return std::optional<Deadline>(Deadline::After(ctx.clock, budget));
+}
+
 }  // namespace quiver::server::internal

@@ -18,6 +18,7 @@
 
 #include "catalog/access_control.h"
 #include "catalog/catalog.h"
+#include "common/clock.h"
 #include "common/result.h"
 #include "server/call.h"
 #include "server/http_types.h"
@@ -35,6 +36,7 @@ struct HandlerContext {
   catalog::AccessControl& access;
   Metrics& metrics;                       // the request counters (Metrics)
   const CountingStore* counts = nullptr;  // over the catalog's root store (Metrics); may be null
+  const Clock* clock = Clock::Real();     // deadlines (RequestDeadline)
 };
 
 // Healthz and Metrics (monitoring_handlers.cc).
@@ -167,5 +169,9 @@ Result<table::OpenOptions> ReadTarget(const Call& call);
 // quiver reads the latest version from storage on every request.)
 Result<std::shared_ptr<const table::Dataset>> OpenRead(const OpenedTable& table, const Call& call,
                                                        const table::OpenOptions& target);
+// The request's deadline: LanceDB's `x-request-timeout-ms` header (milliseconds), else the
+// spec's `timeout` query parameter ("30s", "500ms", "5m", "1h"); none when neither is sent.
+// InvalidInput for a value that is not a positive duration.
+Result<std::optional<Deadline>> RequestDeadline(const HandlerContext& ctx, const Call& call);
 
 }  // namespace quiver::server::internal

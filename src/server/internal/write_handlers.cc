@@ -10,6 +10,9 @@
 // was. A CreateTable that fails after declaring the name removes the declaration again.
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "arrow/ipc/io.h"
 #include "arrow/ipc/reader.h"
 #include "common/json.h"
 #include "common/logging.h"
@@ -49,14 +52,30 @@ class BodyStream final : public arrow::BatchStream {
   std::unique_ptr<arrow::BatchStream> reader_;
 };
 
+// A streamed body (BodyKind::kArrowStream) is read as the writer consumes it: only the batch
+// being written is in memory, whatever the body's size.
 Result<std::unique_ptr<arrow::BatchStream>> ArrowBody(const Call& call) {
-  const std::string& body = call.http->body;
-  if (body.empty()) {
-    return Status::InvalidInput("the body must be an Arrow IPC stream (it is empty)");
+  Result<std::unique_ptr<arrow::ipc::StreamReader>> reader = Status::OK();
+  if (const auto& body_reader = call.http->body_reader) {
+    auto input = std::make_unique<arrow::ipc::CallbackInputStream>(
+        [body_reader](char* dst, uint64_t max) -> Result<uint64_t> {
+          QV_ASSIGN_OR_RETURN(std::string part, body_reader->Read(max));
+          std::copy(part.begin(), part.end(), dst);
+          return part.size();
+        });
+    reader = arrow::ipc::StreamReader::Open(std::move(input));
+    if (!reader.ok() && body_reader->bytes_read() == 0) {
+      return Status::InvalidInput("the body must be an Arrow IPC stream (it is empty)");
+    }
+  } else {
+    const std::string& body = call.http->body;
+    if (body.empty()) {
+      return Status::InvalidInput("the body must be an Arrow IPC stream (it is empty)");
+    }
+    auto bytes =
+        arrow::Buffer::Wrap(reinterpret_cast<const uint8_t*>(body.data()), body.size(), nullptr);
+    reader = arrow::ipc::StreamReader::Open(std::move(bytes));
   }
-  auto bytes =
-      arrow::Buffer::Wrap(reinterpret_cast<const uint8_t*>(body.data()), body.size(), nullptr);
-  auto reader = arrow::ipc::StreamReader::Open(std::move(bytes));
   if (!reader.ok()) return BodyError(reader.status());
   return std::unique_ptr<arrow::BatchStream>(new BodyStream(std::move(*reader)));
 }
@@ -214,6 +233,8 @@ Result<HttpResponse> HandleMergeInsertIntoTable(const HandlerContext& ctx, Call&
       call.Query("when_not_matched_by_source_delete_filt").value_or("");
   // `use_index` is accepted either way: the join is exact and needs no index.
   QV_RETURN_IF_ERROR(call.QueryBool("use_index").status());
+  // `x-request-timeout-ms` (LanceDB) or `timeout` (the spec) bounds the retrying, as Lance's.
+  QV_ASSIGN_OR_RETURN(spec.retry_deadline, RequestDeadline(ctx, call));
   QV_ASSIGN_OR_RETURN(auto branch, BranchOf(call));
   QV_ASSIGN_OR_RETURN(auto input, ArrowBody(call));
   std::vector<arrow::RecordBatch> source;
