@@ -1529,6 +1529,32 @@ class Evaluator {
     return Bad(e, fmt::format("unsupported function '{}'", e.name));
   }
 
+  // The strings one function call may make for a batch, all rows together.
+  static constexpr uint64_t kMaxResultBytes = 256u << 20;
+
+  static void CopyValue(const Vec& from, int64_t k, Vec* to, size_t o) {
+    const size_t at = from.At(k);
+    switch (from.kind) {
+      case VKind::kInt:
+        to->i[o] = from.i[at];
+        break;
+      case VKind::kUInt:
+        to->u[o] = from.u[at];
+        break;
+      case VKind::kFloat:
+        to->f[o] = from.f[at];
+        break;
+      case VKind::kString:
+        to->s[o] = from.s[at];
+        break;
+      case VKind::kBool:
+        to->b[o] = from.b[at];
+        break;
+      default:
+        break;
+    }
+  }
+
   // A function of internal/scalar_functions.h: its arguments checked, then applied row by row.
   Result<Vec> CallScalar(const Expr& e, const internal::ScalarFunction& fn) {
     using internal::ArgKind;
@@ -1595,6 +1621,7 @@ class Evaluator {
     out.b.resize(out.kind == VKind::kBool ? n : 0);
     out.s.resize(out.kind == VKind::kString ? n : 0);
     std::vector<internal::Scalar> row(args.size());
+    uint64_t out_bytes = 0;
     for (int64_t k = 0; k < n_; ++k) {
       bool any_null = false;
       for (size_t j = 0; j < args.size(); ++j) {
@@ -1608,9 +1635,14 @@ class Evaluator {
         } else if (a.kind == VKind::kInt) {
           row[j] = a.i[at];
         } else if (a.kind == VKind::kUInt) {
-          row[j] = a.u[at] <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
-                       ? internal::Scalar(static_cast<int64_t>(a.u[at]))
-                       : internal::Scalar(static_cast<double>(a.u[at]));
+          if (a.u[at] <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+            row[j] = static_cast<int64_t>(a.u[at]);
+          } else if (fn.args[std::min(j, fn.args.size() - 1)] == ArgKind::kInteger) {
+            return Bad(*e.args[j], fmt::format("{}() argument {} is out of range ({})", e.name,
+                                               j + 1, a.u[at]));
+          } else {
+            row[j] = a.u[at];
+          }
         } else if (a.kind == VKind::kFloat) {
           row[j] = a.f[at];
         } else {
@@ -1627,7 +1659,14 @@ class Evaluator {
       const internal::Scalar& r = *value;
       if (std::holds_alternative<std::monostate>(r)) {
         SetNull(&out, k);
+      } else if (fn.result == internal::ResultKind::kSameAsFirst) {
+        CopyValue(args[0], k, &out, o);  // the first argument's own value, exactly
       } else if (const auto* str = std::get_if<std::string>(&r)) {
+        out_bytes += str->size();
+        if (out_bytes > kMaxResultBytes) {
+          return Bad(e, fmt::format("{}() makes more than {} MiB of strings for one batch", e.name,
+                                    kMaxResultBytes >> 20));
+        }
         out.s[o] = *str;
       } else if (const auto* b = std::get_if<bool>(&r)) {
         out.b[o] = *b ? 1 : 0;
@@ -1635,11 +1674,8 @@ class Evaluator {
         if (out.kind == VKind::kInt) out.i[o] = *i;
         if (out.kind == VKind::kUInt) out.u[o] = static_cast<uint64_t>(*i);
         if (out.kind == VKind::kFloat) out.f[o] = static_cast<double>(*i);
-      } else {
-        const double d = std::get<double>(r);
-        if (out.kind == VKind::kFloat) out.f[o] = d;
-        if (out.kind == VKind::kUInt) out.u[o] = static_cast<uint64_t>(d);
-        if (out.kind == VKind::kInt) out.i[o] = static_cast<int64_t>(d);
+      } else if (const auto* d = std::get_if<double>(&r); d && out.kind == VKind::kFloat) {
+        out.f[o] = *d;
       }
     }
     return out;

@@ -76,10 +76,10 @@ class PlanScan {
   const std::shared_ptr<const arrow::Schema>& schema() const { return schema_; }
 
   Result<std::optional<arrow::RecordBatch>> Next() {
-    if (deadline_ && deadline_->Expired()) return DeadlineExceeded(*deadline_, "the query");
     Timer timer(Step(metrics_, &Metrics::scan));
     QV_ASSIGN_OR_RETURN(auto batch, stream_->Next());
-    if (!batch) return batch;
+    if (!batch) return batch;  // a scan that has ended is done, deadline or not
+    if (deadline_ && deadline_->Expired()) return DeadlineExceeded(*deadline_, "the query");
     batch->schema = schema_;
     if (row_offset_) {
       std::vector<uint64_t> offsets(static_cast<size_t>(batch->length));

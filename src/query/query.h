@@ -18,8 +18,8 @@
 // vector column and dimension, k, the distance type; a bad request is InvalidInput naming the
 // problem with Lance's wording where LanceDB has one.
 //
-// A deadline (x-request-timeout-ms) is checked before every scan batch: a query past it stops
-// there with ServiceUnavailable.
+// A deadline (x-request-timeout-ms) is checked at every scan batch: a query past it stops
+// there with ServiceUnavailable (one whose scan has ended finishes).
 //
 // Thread-safety: RunQuery and CountRows are reentrant; the stream returned is single-consumer.
 #pragma once

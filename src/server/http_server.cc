@@ -57,7 +57,10 @@ struct Shared {
   HttpServer::Handler handler;
   HttpServer::TransportErrorHandler transport_error;
   HttpServer::AdmissionHandler admission;
-  asio::thread_pool* workers = nullptr;     // streamed bodies' handlers and response producers
+  // Handlers of streamed bodies, and producers of streamed responses: two pools, so that slow
+  // uploads cannot keep answers that have started from being sent.
+  asio::thread_pool* handler_workers = nullptr;
+  asio::thread_pool* producer_workers = nullptr;
   std::function<void()> on_session_closed;  // set before the first accept
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> inflight_body_bytes{0};
@@ -186,6 +189,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnHeader(beast::error_code ec) {
     if (ec) return OnReadError(ec);
     auto& raw = parser_->get();
+    http_version_ = raw.version();
     request_ = RequestFromHeader(raw, remote_);
     if (auto refused = RefusedCoding(raw)) {
       // Its framing is unknown (a coding hides the length): the connection cannot go on.
@@ -357,8 +361,8 @@ class Session : public std::enable_shared_from_this<Session> {
     streamed_.emplace(std::move(*parser_));  // the header is read, nothing of the body yet
     streamed_->body_limit(body_limit_);
     request_.body_reader = std::make_shared<StreamedBody>(weak_from_this());
-    asio::post(*shared_->workers, [self = shared_from_this(),
-                                   work = asio::make_work_guard(stream_.get_executor())] {
+    asio::post(*shared_->handler_workers, [self = shared_from_this(),
+                                           work = asio::make_work_guard(stream_.get_executor())] {
       HttpResponse response = self->shared_->handler(self->request_);
       asio::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
         self->FinishStreamed(std::move(response));
@@ -454,10 +458,11 @@ class Session : public std::enable_shared_from_this<Session> {
   // (once) with the outcome. The strand's own threads never wait here.
   template <class Start>
   beast::error_code AwaitOnStrand(Start&& start) {
-    std::promise<beast::error_code> promise;
-    auto future = promise.get_future();
-    asio::post(stream_.get_executor(), [&start, &promise] {
-      start([&promise](beast::error_code ec) { promise.set_value(ec); });
+    // Shared: set_value may still be returning on the I/O thread when the waiter wakes.
+    auto promise = std::make_shared<std::promise<beast::error_code>>();
+    auto future = promise->get_future();
+    asio::post(stream_.get_executor(), [&start, promise] {
+      start([promise](beast::error_code ec) { promise->set_value(ec); });
     });
     return future.get();
   }
@@ -500,31 +505,34 @@ class Session : public std::enable_shared_from_this<Session> {
       header->res.set(name, value);
       if (beast::iequals(name, "x-request-id")) request_id = value;
     }
-    bool keep = keep_alive && !unread && !shared_->stopping;
+    // HTTP/1.0 has no chunked coding: its body ends where the connection does.
+    const bool chunked = http_version_ >= 11;
+    bool keep = chunked && keep_alive && !unread && !shared_->stopping;
+    header->res.version(chunked ? 11 : 10);
     header->res.keep_alive(keep);
-    header->res.chunked(true);
+    header->res.chunked(chunked);
     stream_.expires_after(shared_->options.write_timeout);
     http::async_write_header(
         stream_, header->serializer,
-        [self = shared_from_this(), header, keep, producer = std::move(response.stream),
-         request_id](beast::error_code ec, size_t) mutable {
+        [self = shared_from_this(), header, keep, unread, chunked,
+         producer = std::move(response.stream), request_id](beast::error_code ec, size_t) mutable {
           if (ec) {
             self->busy_ = false;
             return self->Close();
           }
-          asio::post(*self->shared_->workers,
-                     [self, keep, producer = std::move(producer), request_id,
+          asio::post(*self->shared_->producer_workers,
+                     [self, keep, unread, chunked, producer = std::move(producer), request_id,
                       work = asio::make_work_guard(self->stream_.get_executor())] {
-                       self->Produce(producer, keep, request_id);
+                       self->Produce(producer, keep, unread, chunked, request_id);
                      });
         });
   }
 
   // On a worker: runs the producer, sends its bytes in chunks and the final chunk, then goes
   // back to the strand for the next request (or to close).
-  void Produce(const std::function<Status(BodyWriter&)>& producer, bool keep,
-               const std::string& request_id) {
-    ChunkWriter writer(this);
+  void Produce(const std::function<Status(BodyWriter&)>& producer, bool keep, bool unread,
+               bool chunked, const std::string& request_id) {
+    ChunkWriter writer(this, chunked);
     Status status;
     try {
       status = producer(writer);
@@ -538,16 +546,19 @@ class Session : public std::enable_shared_from_this<Session> {
                    {"bytes_sent", static_cast<int64_t>(writer.sent())},
                    {"request_id", request_id}});
     }
-    asio::post(stream_.get_executor(), [self = shared_from_this(), ok = status.ok(), keep] {
+    asio::post(stream_.get_executor(), [self = shared_from_this(), ok = status.ok(), keep, unread] {
       self->busy_ = false;
-      if (!ok || !keep) return self->Close();
+      if (!ok) return self->Close();
+      if (!keep) return unread ? self->Linger() : self->Close();
       self->ReadHeader();
     });
   }
 
   class ChunkWriter final : public BodyWriter {
    public:
-    explicit ChunkWriter(Session* session) : session_(session) {}
+    // `chunked`: HTTP/1.1 chunks; else the bytes as they are (an HTTP/1.0 body, ended by the
+    // connection's end).
+    ChunkWriter(Session* session, bool chunked) : session_(session), chunked_(chunked) {}
     Status Write(std::string_view bytes) override {
       if (!error_.ok()) return error_;
       pending_.append(bytes);
@@ -557,14 +568,15 @@ class Session : public std::enable_shared_from_this<Session> {
     // The last bytes and the final chunk.
     Status Finish() {
       QV_RETURN_IF_ERROR(Flush());
-      return Send(http::make_chunk_last());
+      return chunked_ ? Send(http::make_chunk_last()) : Status::OK();
     }
     uint64_t sent() const { return sent_; }
 
    private:
     Status Flush() {
       if (!error_.ok() || pending_.empty()) return error_;
-      QV_RETURN_IF_ERROR(Send(http::make_chunk(asio::buffer(pending_))));
+      QV_RETURN_IF_ERROR(chunked_ ? Send(http::make_chunk(asio::buffer(pending_)))
+                                  : Send(asio::buffer(pending_)));
       sent_ += pending_.size();
       pending_.clear();
       return Status::OK();
@@ -581,6 +593,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
 
     Session* session_;
+    bool chunked_;
     std::string pending_;
     uint64_t sent_ = 0;
     Status error_;
@@ -643,6 +656,7 @@ class Session : public std::enable_shared_from_this<Session> {
   TransportError over_limit_ = TransportError::kTooLarge;
   bool unauthenticated_ = false;  // of the request being read or handled
   uint64_t reserved_ = 0;         // of the body budget, by the request being read or handled
+  unsigned http_version_ = 11;    // of the request being read or handled (10: HTTP/1.0)
   bool busy_ = false;             // on the strand only
   bool closed_ = false;           // on the strand only
 };
@@ -666,7 +680,8 @@ struct HttpServer::Impl {
   asio::steady_timer backoff_timer{strand};
   std::shared_ptr<Shared> shared = std::make_shared<Shared>();
   std::vector<std::thread> threads;
-  std::optional<asio::thread_pool> workers;
+  std::optional<asio::thread_pool> handler_workers;
+  std::optional<asio::thread_pool> producer_workers;
   uint16_t port = 0;
   std::once_flag serve_once;
   std::once_flag shutdown_once;
@@ -803,8 +818,10 @@ void HttpServer::Serve(Handler handler, TransportErrorHandler transport_error,
     impl->shared->on_session_closed = [impl] { impl->OnSessionClosed(); };
     asio::post(impl->strand, [impl] { impl->Accept(); });
     int threads = std::max(1, impl->shared->options.threads);
-    impl->workers.emplace(static_cast<size_t>(threads));
-    impl->shared->workers = &*impl->workers;
+    impl->handler_workers.emplace(static_cast<size_t>(threads));
+    impl->producer_workers.emplace(static_cast<size_t>(threads));
+    impl->shared->handler_workers = &*impl->handler_workers;
+    impl->shared->producer_workers = &*impl->producer_workers;
     for (int i = 0; i < threads; ++i) {
       impl->threads.emplace_back([ioc = &impl->ioc] { ioc->run(); });
     }
@@ -844,7 +861,8 @@ void HttpServer::Wait() {
     // A worker's task holds a work guard on the I/O context: the I/O threads end after the
     // last handler and producer, and the workers are idle by then.
     for (auto& t : impl_->threads) t.join();
-    if (impl_->workers) impl_->workers->join();
+    if (impl_->handler_workers) impl_->handler_workers->join();
+    if (impl_->producer_workers) impl_->producer_workers->join();
   });
 }
 

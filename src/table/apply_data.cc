@@ -22,14 +22,27 @@ std::string UniformVersionSequence(uint64_t rows, uint64_t version) {
 // Stable row ids for a new fragment, as Lance's assign_row_ids does at commit time: the next
 // `physical_rows` ids as one Range segment, inline; and, for a fragment with rows, the version
 // it was created and last updated in (the version being committed). A fragment that already
-// carries a sequence keeps it. Redone on every commit attempt, since `next_row_id` is the
+// carries a sequence keeps it (an update's moved rows keep their ids, and their created-at
+// versions when it carries them) and gets, as Lance's build_version_meta gives it, the version
+// being committed as the last-updated version of every row (and as the created-at version when
+// it has none). Redone on every commit attempt, since `next_row_id` and the version are the
 // latest manifest's.
 void AssignStableRowIds(lance::table::DataFragment& fragment, uint64_t version,
                         uint64_t* next_row_id) {
+  const uint64_t rows = fragment.physical_rows();
   if (fragment.row_id_sequence_case() != lance::table::DataFragment::ROW_ID_SEQUENCE_NOT_SET) {
+    if (rows == 0) return;
+    const std::string versions = UniformVersionSequence(rows, version);
+    if (fragment.last_updated_at_version_sequence_case() ==
+        lance::table::DataFragment::LAST_UPDATED_AT_VERSION_SEQUENCE_NOT_SET) {
+      fragment.set_last_updated_at_version_inline(versions);
+    }
+    if (fragment.created_at_version_sequence_case() ==
+        lance::table::DataFragment::CREATED_AT_VERSION_SEQUENCE_NOT_SET) {
+      fragment.set_created_at_version_inline(versions);
+    }
     return;
   }
-  const uint64_t rows = fragment.physical_rows();
   lance::table::RowIdSequence ids;
   lance::table::U64Segment::Range* range = ids.add_segments()->mutable_range();
   range->set_start(*next_row_id);

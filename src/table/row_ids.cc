@@ -50,6 +50,62 @@ Result<std::vector<uint64_t>> DecodeArray(const pb::EncodedU64Array& array) {
   return out;
 }
 
+// The bytes an external sequence names: relative to the branch's root, as Rust's
+// load_row_id_sequence reads them. Short of a transient failure (worth retrying as is), the
+// manifest names bytes that are not there (a missing file, a range past its end): the table is
+// broken. NotFound in particular must not leak out, as Take's callers read it as "no such row".
+Result<std::string> ReadExternal(const Dataset& dataset, const pb::ExternalFile& file,
+                                 const std::string& what) {
+  auto got = dataset.store()->Get(file.path(), ByteRange{file.offset(), file.size()});
+  if (!got.ok() && got.status().retryable()) {
+    return got.status().WithContext(fmt::format("{} ({})", what, file.path()));
+  }
+  if (!got.ok()) {
+    return Status::Corruption(
+        fmt::format("{} ({}): {}", what, file.path(), got.status().ToString()));
+  }
+  if (got->data.size() != file.size()) {
+    return Status::Corruption(fmt::format("{} ({}) is cut short", what, file.path()));
+  }
+  return std::move(*got).data;
+}
+
+// How many values a segment holds (a version run's span: row offsets).
+Result<uint64_t> SegmentLength(const pb::U64Segment& seg) {
+  switch (seg.segment_case()) {
+    case pb::U64Segment::kRange:
+      if (seg.range().end() < seg.range().start()) {
+        return Status::Corruption("a version run's range ends before it starts");
+      }
+      return seg.range().end() - seg.range().start();
+    case pb::U64Segment::kRangeWithHoles: {
+      const auto& r = seg.range_with_holes();
+      QV_ASSIGN_OR_RETURN(auto holes, DecodeArray(r.holes()));
+      if (r.end() < r.start() || holes.size() > r.end() - r.start()) {
+        return Status::Corruption("a version run's range with holes is malformed");
+      }
+      return r.end() - r.start() - holes.size();
+    }
+    case pb::U64Segment::kRangeWithBitmap: {
+      uint64_t n = 0;
+      for (char byte : seg.range_with_bitmap().bitmap()) {
+        n += static_cast<uint64_t>(std::popcount(static_cast<uint8_t>(byte)));
+      }
+      return n;
+    }
+    case pb::U64Segment::kSortedArray:
+    case pb::U64Segment::kArray: {
+      QV_ASSIGN_OR_RETURN(auto values, DecodeArray(seg.segment_case() == pb::U64Segment::kArray
+                                                       ? seg.array()
+                                                       : seg.sorted_array()));
+      return values.size();
+    }
+    case pb::U64Segment::SEGMENT_NOT_SET:
+      break;
+  }
+  return Status::Corruption("a version run has no span");
+}
+
 }  // namespace
 
 static_assert(std::endian::native == std::endian::little, "row id arrays are little-endian");
@@ -242,23 +298,7 @@ Result<std::shared_ptr<const RowIdSequence>> FragmentRowIds(
       bytes = fragment.inline_row_ids();
       break;
     case lance::table::DataFragment::kExternalRowIds: {
-      // Relative to the branch's root, as Rust's load_row_id_sequence reads it.
-      const auto& file = fragment.external_row_ids();
-      // Short of a transient failure (worth retrying as is), the manifest names bytes that are
-      // not there (a missing file, a range past its end): the table is broken. NotFound in
-      // particular must not leak out, as Take's callers read it as "no such row".
-      auto got = dataset.store()->Get(file.path(), ByteRange{file.offset(), file.size()});
-      if (!got.ok() && got.status().retryable()) {
-        return got.status().WithContext(fmt::format("{} ({})", what, file.path()));
-      }
-      if (!got.ok()) {
-        return Status::Corruption(
-            fmt::format("{} ({}): {}", what, file.path(), got.status().ToString()));
-      }
-      if (got->data.size() != file.size()) {
-        return Status::Corruption(fmt::format("{} ({}) is cut short", what, file.path()));
-      }
-      external = std::move(*got).data;
+      QV_ASSIGN_OR_RETURN(external, ReadExternal(dataset, fragment.external_row_ids(), what));
       bytes = external;
       break;
     }
@@ -268,6 +308,85 @@ Result<std::shared_ptr<const RowIdSequence>> FragmentRowIds(
   auto decoded = RowIdSequence::Decode(bytes, rows);
   if (!decoded.ok()) return decoded.status().WithContext(what);
   return std::make_shared<const RowIdSequence>(std::move(*decoded));
+}
+
+Result<std::vector<uint64_t>> FragmentCreatedAtVersions(
+    const Dataset& dataset, const lance::table::DataFragment& fragment) {
+  QV_RETURN_IF_ERROR(CheckAddressable(fragment));
+  const uint64_t rows = fragment.physical_rows();
+  const std::string what = fmt::format("the created-at versions of fragment {}", fragment.id());
+  std::string bytes;
+  switch (fragment.created_at_version_sequence_case()) {
+    case lance::table::DataFragment::kCreatedAtVersionInline:
+      bytes = fragment.created_at_version_inline();
+      break;
+    case lance::table::DataFragment::kCreatedAtVersionExternal: {
+      QV_ASSIGN_OR_RETURN(bytes,
+                          ReadExternal(dataset, fragment.created_at_version_external(), what));
+      break;
+    }
+    case lance::table::DataFragment::CREATED_AT_VERSION_SEQUENCE_NOT_SET:
+      return std::vector<uint64_t>{};
+  }
+  pb::RowDatasetVersionSequence sequence;
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !sequence.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Status::Corruption(what + " do not parse");
+  }
+  std::vector<uint64_t> out;
+  for (const auto& run : sequence.runs()) {
+    QV_ASSIGN_OR_RETURN(uint64_t length, SegmentLength(run.span()));
+    if (length > rows - out.size()) {
+      return Status::Corruption(
+          fmt::format("{} hold more than the fragment's {} rows", what, rows));
+    }
+    out.insert(out.end(), length, run.version());
+  }
+  // Fewer than the physical rows: versions of rows already gone were left out (a sequence
+  // masked after deletions). Which rows they were is not recorded, so no row's is known.
+  if (out.size() != rows) out.clear();
+  return out;
+}
+
+std::string EncodeRowIds(const std::vector<uint64_t>& ids) {
+  pb::RowIdSequence sequence;
+  std::string pending;  // u64 values of the array being built
+  auto flush_array = [&] {
+    if (pending.empty()) return;
+    sequence.add_segments()->mutable_array()->mutable_u64_array()->set_values(pending);
+    pending.clear();
+  };
+  for (size_t k = 0; k < ids.size();) {
+    size_t run = k + 1;
+    while (run < ids.size() && ids[run] == ids[run - 1] + 1) ++run;
+    if (run - k >= 8) {  // a range is worth it
+      flush_array();
+      auto* range = sequence.add_segments()->mutable_range();
+      range->set_start(ids[k]);
+      range->set_end(ids[run - 1] + 1);
+    } else {
+      for (size_t j = k; j < run; ++j) {
+        pending.append(reinterpret_cast<const char*>(&ids[j]), sizeof(uint64_t));
+      }
+    }
+    k = run;
+  }
+  flush_array();
+  return sequence.SerializeAsString();
+}
+
+std::string EncodeRowVersions(const std::vector<uint64_t>& versions) {
+  pb::RowDatasetVersionSequence sequence;
+  for (size_t k = 0; k < versions.size();) {
+    size_t run = k + 1;
+    while (run < versions.size() && versions[run] == versions[k]) ++run;
+    pb::RowDatasetVersionRun* out = sequence.add_runs();
+    out->mutable_span()->mutable_range()->set_start(k);
+    out->mutable_span()->mutable_range()->set_end(run);
+    out->set_version(versions[k]);
+    k = run;
+  }
+  return sequence.SerializeAsString();
 }
 
 }  // namespace quiver::table

@@ -87,4 +87,18 @@ bool UsesStableRowIds(const Dataset& dataset);
 Result<std::shared_ptr<const RowIdSequence>> FragmentRowIds(
     const Dataset& dataset, const lance::table::DataFragment& fragment);
 
+// The dataset version each physical row of `fragment` was created in, from its created-at version
+// sequence (inline, or the external range it names); empty when the fragment has none (written
+// before Lance tracked versions, or on a table without stable row ids) and when it does not hold
+// a version for every physical row. Corruption when the sequence does not parse or holds more.
+Result<std::vector<uint64_t>> FragmentCreatedAtVersions(const Dataset& dataset,
+                                                        const lance::table::DataFragment& fragment);
+
+// For fragments whose rows keep the ids and versions they had (an update moves rows into new
+// fragments, as Lance's does): `ids`, one per row in row order, as a serialized row id sequence
+// (runs of consecutive ids as ranges, the rest as arrays); `versions`, one per row, as a
+// serialized version sequence (runs of equal versions over row offsets).
+std::string EncodeRowIds(const std::vector<uint64_t>& ids);
+std::string EncodeRowVersions(const std::vector<uint64_t>& versions);
+
 }  // namespace quiver::table

@@ -222,6 +222,18 @@ TEST(ExprEval, StringAndNumberFunctionsAsLanceDBComputesThem) {
        {"substr(s, 1, 2) = 'na'", "trim(s) = 'x'", "floor(x) = 1", "ceil(x) = 1"}) {
     EXPECT_NE(Kept(refused).find("unsupported function"), std::string::npos) << refused;
   }
+  // Hostile arguments are refused, never a crash or a runaway allocation.
+  EXPECT_EQ(Kept("lpad(s, 30, '0123456789abcdefXYZ') = '0123456789abcdefXYZ01234name-1'"), "1");
+  EXPECT_EQ(Kept("btrim(s, 'abcdefghijklmnopqrstuvwxyz-') = '1'"), "1");
+  EXPECT_NE(Kept("repeat(s, 4611686018427387904) = ''").find("more than 16 MiB"),
+            std::string::npos);
+  EXPECT_NE(Kept("lpad(s, 100000000) = ''").find("more than 16 MiB"), std::string::npos);
+  EXPECT_NE(Kept("left(s, big) = ''").find("out of range"), std::string::npos);
+  EXPECT_EQ(Kept("nullif(big, 9223372036854775809) IS NULL"), "1");  // exact, past int64
+  EXPECT_EQ(Kept("concat(big, '') = '9223372036854775810'"), "2");
+  // Rust's regex (DataFusion's) is Unicode: `\d` is any decimal digit; `c` is not a flag.
+  EXPECT_EQ(Kept("regexp_like('\u0661\u0662', '^\\d+$') AND id < 2"), "0,1");
+  EXPECT_NE(Kept("regexp_like(s, 'a', 'c')").find("flag 'c'"), std::string::npos);
   auto pos = Evaluate(**ParseExpression("round(id)"), TestBatch());
   ASSERT_TRUE(pos.ok()) << pos.status().ToString();
   EXPECT_EQ((*pos)->type.id(), arrow::TypeId::kFloat64);

@@ -2,7 +2,9 @@
 // InsertIntoTable with Arrow IPC bodies made by apache-arrow, UpdateTable, DeleteFromTable) and its CLI
 // (`quiver table delete --where`, `quiver table merge`, `quiver table add-columns`) are read by LanceDB with the rows a LanceDB-only twin holds
 // (the same operations run by LanceDB on its own copy), and LanceDB appends, deletes and
-// optimizes on top; quiver's QueryTable answers what LanceDB's query answers on the result.
+// optimizes on top; quiver's QueryTable answers what LanceDB's query answers on the result. On a
+// table with stable row ids, quiver's updates, deletes and merges keep ids and versions as
+// LanceDB's do.
 //
 //   node check_writes.mjs <quiver binary> <scratch dir>
 import fs from "node:fs";
@@ -132,10 +134,48 @@ async function main() {
       check("… and deletes and optimizes on top", (await withColumns(reopened)) === (await withColumns(twin)));
     }
     linked.cleanup();
+    await stableRowIds(twinDb);
   } finally {
     await stopQuiverServe(server);
   }
   finish();
+}
+
+// 6. Stable row ids: a LanceDB table with them, updated, deleted and merged into by quiver's CLI,
+// and its twin by LanceDB: every row keeps its `_rowid` and created-at version as LanceDB's do,
+// the last-updated versions are the same, inserted rows get the next ids; LanceDB appends and
+// optimizes on top and the rows stay equal.
+async function stableRowIds(twinDb) {
+  const lineage = async (t) => JSON.stringify((await t.query()
+    .select(["id", "s", "x", "_rowid", "_row_created_at_version", "_row_last_updated_at_version"]).withRowId().toArray())
+    .map((r) => [Number(r.id), r.s, r.x, Number(r._rowid), Number(r._row_created_at_version),
+      Number(r._row_last_updated_at_version)]).sort((a, b) => a[0] - b[0]));
+  const opts = { enableStableRowIds: true, storageOptions: { new_table_enable_stable_row_ids: "true" } };
+  const mine = await twinDb.createTable("stable_q", lancedb.makeArrowTable(rowsOf(0, 40), { schema }), opts);
+  const twin = await twinDb.createTable("stable_t", lancedb.makeArrowTable(rowsOf(0, 40), { schema }), opts);
+  for (const t of [mine, twin]) await t.add(lancedb.makeArrowTable(rowsOf(40, 10), { schema }));
+  const ds = path.join(SCRATCH, "twin", "stable_q.lance");
+  const upd = quiver("table", "update", ds, "--set", "x=x + 100", "--set", "s=upper(s)", "--where", "id % 6 = 1 OR id >= 45");
+  await twin.update({ where: "id % 6 = 1 OR id >= 45", valuesSql: { x: "x + 100", s: "upper(s)" } });
+  const del = quiver("table", "delete", ds, "--where", "id % 10 = 3");
+  await twin.delete("id % 10 = 3");
+  const mergeRows = rowsOf(20, 6).map((row) => ({ ...row, s: "merged" })).concat(rowsOf(500, 4));
+  const mergeFile = path.join(SCRATCH, "merge_stable.arrow");
+  fs.writeFileSync(mergeFile, ipcStream(mergeRows));
+  const merged = quiver("table", "merge", ds, "--from", mergeFile, "--on", "id", "--update-all", "--insert-all");
+  await twin.mergeInsert("id").whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(lancedb.makeArrowTable(mergeRows, { schema }));
+  check("quiver updates, deletes and merges on a stable-row-id table", upd.ok && del.ok && merged.ok,
+    [upd.out, del.out, merged.out].join("\n"));
+  const reread = await twinDb.openTable("stable_q");
+  const [got, want] = [await lineage(reread), await lineage(twin)];
+  check("… every row keeps its _rowid and created-at version, last-updated as LanceDB's", got === want,
+    `${got.slice(0, 700)}\n  vs ${want.slice(0, 700)}`);
+  for (const t of [reread, twin]) {
+    await t.add(lancedb.makeArrowTable(rowsOf(900, 5), { schema }));
+    await t.optimize();
+  }
+  const [after, wantAfter] = [await lineage(reread), await lineage(twin)];
+  check("… and LanceDB appends and optimizes on top", after === wantAfter, `${after.slice(0, 400)}\n  vs ${wantAfter.slice(0, 400)}`);
 }
 
 await main();

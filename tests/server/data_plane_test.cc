@@ -3,6 +3,8 @@
 // ExplainTableQueryPlan, AnalyzeTableQueryPlan, and the writes CreateTable, InsertIntoTable
 // and DeleteFromTable; bad requests answer 400 / code 13 (406 / 0 for full-text search) and
 // leave every byte of the store as it was.
+#include <fmt/format.h>
+
 #include <atomic>
 
 #include "data_plane_fixture.h"
@@ -463,6 +465,33 @@ TEST_F(DataPlaneTest, RequestTimeoutsAreHonouredAndChecked) {
   EXPECT_EQ(client_->Send("POST", "/v1/table/d/query", query).status, 200);  // none: no limit
   StopServer();
   service_clock_ = nullptr;
+}
+
+// LanceDB sends every insert chunked: the handler reads the body to its terminator, so the
+// connection serves the next request; bytes after the IPC stream's end refuse the write.
+TEST_F(DataPlaneTest, ChunkedInsertsKeepTheConnectionAndRefuseTrailingBytes) {
+  auto chunked = [](const std::string& target, const std::string& body) {
+    std::string out = "POST " + target +
+                      " HTTP/1.1\r\nHost: x\r\nContent-Type: application/vnd.apache.arrow.stream"
+                      "\r\nTransfer-Encoding: chunked\r\n\r\n";
+    for (size_t at = 0; at < body.size(); at += 1000) {
+      const std::string part = body.substr(at, 1000);
+      out += fmt::format("{:x}\r\n", part.size()) + part + "\r\n";
+    }
+    return out + "0\r\n\r\n";
+  };
+  RawConnection conn(http_->port());
+  ASSERT_TRUE(conn.Send(chunked("/v1/table/d/insert", Stream(100, 500))));
+  Reply inserted = conn.Read();
+  EXPECT_EQ(inserted.status, 200) << inserted.body;
+  EXPECT_TRUE(inserted.keep_alive);
+  ASSERT_TRUE(conn.Send("GET /v1/namespace/%24/list HTTP/1.1\r\nHost: x\r\n\r\n"));
+  EXPECT_EQ(conn.Read().status, 200);  // the same connection
+
+  const auto before = Snapshot();
+  ExpectError(SendArrow("/v1/table/d/insert", Stream(600, 5) + "trailing"), 400, 13, "trailing");
+  EXPECT_EQ(Snapshot(), before);
+  EXPECT_EQ(Count("d"), "600");
 }
 
 }  // namespace

@@ -230,6 +230,19 @@ TEST_F(StreamingTest, StreamedResponseIsSentChunked) {
   EXPECT_EQ(empty.body, "");
 }
 
+// An HTTP/1.0 client has no chunked coding: the streamed body is sent as it is and ends with the
+// connection.
+TEST_F(StreamingTest, StreamedResponseToHttp10EndsWithTheConnection) {
+  Start(HttpServerOptions{}, 0);
+  RawConnection conn(server_->port());
+  ASSERT_TRUE(conn.Send("GET /produce?parts=3&bytes=100000 HTTP/1.0\r\nHost: x\r\n\r\n"));
+  Reply reply = conn.Read();
+  EXPECT_EQ(reply.status, 200);
+  EXPECT_EQ(reply.headers.count("transfer-encoding"), 0u);
+  EXPECT_EQ(reply.body.size(), 300'000u);
+  EXPECT_FALSE(reply.keep_alive);
+}
+
 // A producer that fails after the headers cuts the connection before the final chunk: the
 // client never takes a partial body for a whole one.
 TEST_F(StreamingTest, FailingProducerCutsTheConnection) {

@@ -15,9 +15,14 @@ namespace quiver::expr::internal {
 
 namespace {
 
+// The longest string one function call may make (lpad, rpad, repeat); the evaluator bounds a
+// whole batch's results as well (CallScalar).
+constexpr uint64_t kMaxValueBytes = 16u << 20;
+
 const std::string& Str(const Scalar& v) { return std::get<std::string>(v); }
 double Num(const Scalar& v) {
   if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  if (const auto* u = std::get_if<uint64_t>(&v)) return static_cast<double>(*u);
   return std::get<double>(v);
 }
 int64_t Int(const Scalar& v) { return std::get<int64_t>(v); }
@@ -48,8 +53,13 @@ std::string Join(const std::vector<std::string_view>& chars, size_t from, size_t
 // ---- trimming ----
 
 enum class Side { kLeft, kRight, kBoth };
+const std::string& Space() {
+  static const std::string kSpace = " ";
+  return kSpace;
+}
+
 Result<Scalar> Trim(const std::vector<Scalar>& a, Side side) {
-  const std::vector<std::string_view> set = Chars(a.size() > 1 ? Str(a[1]) : std::string(" "));
+  const std::vector<std::string_view> set = Chars(a.size() > 1 ? Str(a[1]) : Space());
   auto in_set = [&](std::string_view c) {
     return std::find(set.begin(), set.end(), c) != set.end();
   };
@@ -112,12 +122,20 @@ Result<Scalar> Pad(const std::vector<Scalar>& a, bool left) {
   std::vector<std::string_view> chars = Chars(Str(a[0]));
   const int64_t n = Int(a[1]);
   if (n <= 0) return Scalar(std::string());
-  const size_t want = static_cast<size_t>(std::min<int64_t>(n, 1 << 24));
+  if (static_cast<uint64_t>(n) > kMaxValueBytes) {
+    return Status::InvalidInput(
+        fmt::format("{}() would make a string of more than 16 MiB", left ? "lpad" : "rpad"));
+  }
+  const size_t want = static_cast<size_t>(n);
   if (chars.size() >= want) return Scalar(Join(chars, 0, want));
-  std::vector<std::string_view> fill = Chars(a.size() > 2 ? Str(a[2]) : std::string(" "));
+  std::vector<std::string_view> fill = Chars(a.size() > 2 ? Str(a[2]) : Space());
   if (fill.empty()) return Scalar(Join(chars, 0, chars.size()));
   std::string pad;
   for (size_t k = 0; k < want - chars.size(); ++k) pad.append(fill[k % fill.size()]);
+  if (pad.size() > kMaxValueBytes) {
+    return Status::InvalidInput(
+        fmt::format("{}() would make a string of more than 16 MiB", left ? "lpad" : "rpad"));
+  }
   std::string s = Join(chars, 0, chars.size());
   return Scalar(left ? pad + s : s + pad);
 }
@@ -145,8 +163,8 @@ Result<Scalar> Repeat(const std::vector<Scalar>& a) {
   const std::string& s = Str(a[0]);
   const int64_t n = Int(a[1]);
   if (n <= 0 || s.empty()) return Scalar(std::string());
-  if (static_cast<uint64_t>(n) * s.size() > (64u << 20)) {
-    return Status::InvalidInput(fmt::format("repeat() would make a string of more than 64 MiB"));
+  if (static_cast<uint64_t>(n) > kMaxValueBytes / s.size()) {
+    return Status::InvalidInput("repeat() would make a string of more than 16 MiB");
   }
   std::string out;
   out.reserve(static_cast<size_t>(n) * s.size());
@@ -246,6 +264,8 @@ Result<Scalar> Concat(const std::vector<Scalar>& a) {
       out += *s;
     } else if (const auto* i = std::get_if<int64_t>(&v)) {
       out += std::to_string(*i);
+    } else if (const auto* u = std::get_if<uint64_t>(&v)) {
+      out += std::to_string(*u);
     } else if (const auto* f = std::get_if<double>(&v)) {
       out += FloatText(*f);
     } else if (const auto* b = std::get_if<bool>(&v)) {
@@ -263,12 +283,21 @@ Result<Scalar> Nullif(const std::vector<Scalar>& a) {
     return x;
   }
   bool equal = false;
-  const bool x_num = std::holds_alternative<int64_t>(x) || std::holds_alternative<double>(x);
-  const bool y_num = std::holds_alternative<int64_t>(y) || std::holds_alternative<double>(y);
-  if (x_num && y_num) {
-    equal = std::holds_alternative<int64_t>(x) && std::holds_alternative<int64_t>(y)
-                ? Int(x) == Int(y)
-                : Num(x) == Num(y);
+  auto numeric = [](const Scalar& v) {
+    return std::holds_alternative<int64_t>(v) || std::holds_alternative<uint64_t>(v) ||
+           std::holds_alternative<double>(v);
+  };
+  if (numeric(x) && numeric(y)) {
+    if (x.index() == y.index()) {
+      equal = x == y;
+    } else if (std::holds_alternative<double>(x) || std::holds_alternative<double>(y)) {
+      equal = Num(x) == Num(y);
+    } else {  // one signed, one unsigned: equal only when the signed one is not negative
+      const int64_t i = std::holds_alternative<int64_t>(x) ? Int(x) : Int(y);
+      const uint64_t u =
+          std::holds_alternative<uint64_t>(x) ? std::get<uint64_t>(x) : std::get<uint64_t>(y);
+      equal = i >= 0 && static_cast<uint64_t>(i) == u;
+    }
   } else if (x.index() == y.index()) {
     equal = x == y;
   } else {
@@ -279,32 +308,59 @@ Result<Scalar> Nullif(const std::vector<Scalar>& a) {
 
 // ---- regular expressions (RE2: the syntax of Rust's regex crate, linear time) ----
 
-// Compiled patterns, kept: a filter runs the same pattern over every row of every batch. Flags
-// are DataFusion's: they become the pattern's inline flags, as its Rust regex takes them.
+// Rust's regex (DataFusion's) is Unicode-aware where RE2 is ASCII-only: `\d` is any decimal
+// digit (\p{Nd}) there. `\w`, `\s` and `\b` stay ASCII here (docs/lance-findings.md).
+std::string ToRe2(const std::string& pattern) {
+  std::string out;
+  for (size_t k = 0; k < pattern.size(); ++k) {
+    if (pattern[k] == '\\' && k + 1 < pattern.size()) {
+      const char next = pattern[k + 1];
+      out += next == 'd' ? "\\p{Nd}" : next == 'D' ? "\\P{Nd}" : pattern.substr(k, 2);
+      ++k;
+    } else {
+      out += pattern[k];
+    }
+  }
+  return out;
+}
+
+// Compiled patterns, kept: a filter runs the same pattern over every row of every batch (each
+// thread remembers the last one it used, so rows do not take the lock). Flags are DataFusion's:
+// they become the pattern's inline flags, as its Rust regex takes them.
 Result<std::shared_ptr<const RE2>> Compiled(const std::string& pattern, const std::string& flags) {
+  thread_local std::pair<std::string, std::shared_ptr<const RE2>> last;
+  std::string key = flags + '\0' + pattern;
+  if (last.second && last.first == key) return last.second;
   std::string inline_flags;
   for (char f : flags) {
-    if (f == 'c') continue;  // case-sensitive: the default
     if (f != 'i' && f != 'm' && f != 's' && f != 'U') {
       return Status::InvalidInput(fmt::format("regexp flag '{}' is not supported", f));
     }
     inline_flags += f;
   }
-  const std::string full = inline_flags.empty() ? pattern : "(?" + inline_flags + ")" + pattern;
+  const std::string full =
+      (inline_flags.empty() ? std::string() : "(?" + inline_flags + ")") + ToRe2(pattern);
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<const RE2>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  if (auto it = cache.find(full); it != cache.end()) return it->second;
-  RE2::Options options;
-  options.set_log_errors(false);
-  options.set_max_mem(8 << 20);
-  auto re = std::make_shared<const RE2>(full, options);
-  if (!re->ok()) {
-    return Status::InvalidInput(
-        fmt::format("'{}' is not a regular expression: {}", pattern, re->error()));
+  std::shared_ptr<const RE2> re;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache.find(key); it != cache.end()) re = it->second;
   }
-  if (cache.size() >= 256) cache.clear();
-  cache.emplace(full, re);
+  if (!re) {
+    RE2::Options options;
+    options.set_log_errors(false);
+    options.set_max_mem(2 << 20);
+    auto compiled = std::make_shared<const RE2>(full, options);
+    if (!compiled->ok()) {
+      return Status::InvalidInput(
+          fmt::format("'{}' is not a regular expression: {}", pattern, compiled->error()));
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    if (cache.size() >= 64) cache.clear();
+    re = cache.emplace(key, std::move(compiled)).first->second;
+  }
+  last = {std::move(key), re};
   return re;
 }
 

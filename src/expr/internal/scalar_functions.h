@@ -25,14 +25,15 @@
 
 namespace quiver::expr::internal {
 
-// One argument or result: NULL, a boolean, an integer, a float or a string.
-using Scalar = std::variant<std::monostate, bool, int64_t, double, std::string>;
+// One argument or result: NULL, a boolean, an integer, a float, a string, or an unsigned integer
+// beyond int64 (a uint64 column's).
+using Scalar = std::variant<std::monostate, bool, int64_t, double, std::string, uint64_t>;
 
 enum class ArgKind {
-  kString,  // a string
-  kNumber,  // an integer or a float
-  kInteger,
-  kAny,  // whatever the evaluator has (concat, nullif)
+  kString,   // a string
+  kNumber,   // an integer or a float
+  kInteger,  // one that fits int64
+  kAny,      // whatever the evaluator has (concat, nullif)
 };
 enum class ResultKind { kString, kBool, kInt, kFloat, kSameAsFirst };
 

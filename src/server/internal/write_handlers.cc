@@ -37,20 +37,36 @@ Status BodyError(const Status& s) {
   return Status::InvalidInput("the body must be an Arrow IPC stream: " + s.message());
 }
 
-// The request body as an Arrow IPC stream, read batch by batch as the write consumes it.
+// The request body as an Arrow IPC stream, read batch by batch as the write consumes it. A
+// streamed body is read to its end after the stream's end-of-stream marker (so that the
+// connection can serve the next request), and bytes after the marker refuse the write.
 class BodyStream final : public arrow::BatchStream {
  public:
-  explicit BodyStream(std::unique_ptr<arrow::BatchStream> reader) : reader_(std::move(reader)) {}
+  BodyStream(std::unique_ptr<arrow::BatchStream> reader, std::shared_ptr<BodyReader> body)
+      : reader_(std::move(reader)), body_(std::move(body)) {}
   const std::shared_ptr<const arrow::Schema>& schema() const override { return reader_->schema(); }
   Result<std::optional<arrow::RecordBatch>> Next() override {
     auto batch = reader_->Next();
     if (!batch.ok()) return BodyError(batch.status());
+    if (!*batch && body_) {
+      QV_ASSIGN_OR_RETURN(std::string rest, body_->Read(64 * 1024));
+      if (!rest.empty()) {
+        return Status::InvalidInput(
+            "the body goes on after the end of its Arrow IPC stream (one stream per request)");
+      }
+    }
     return batch;
   }
 
  private:
   std::unique_ptr<arrow::BatchStream> reader_;
+  std::shared_ptr<BodyReader> body_;
 };
+
+// A streamed body's messages are decoded one at a time, each held whole: bounded as a whole
+// buffered body is (max_body_bytes' default), and what they decompress to.
+constexpr uint64_t kMaxStreamedMessageBytes = 256ull << 20;
+constexpr uint64_t kMaxStreamedDecompressedBytes = 512ull << 20;
 
 // A streamed body (BodyKind::kArrowStream) is read as the writer consumes it: only the batch
 // being written is in memory, whatever the body's size.
@@ -63,7 +79,10 @@ Result<std::unique_ptr<arrow::BatchStream>> ArrowBody(const Call& call) {
           std::copy(part.begin(), part.end(), dst);
           return part.size();
         });
-    reader = arrow::ipc::StreamReader::Open(std::move(input));
+    arrow::ipc::ReadOptions options;
+    options.max_message_bytes = kMaxStreamedMessageBytes;
+    options.max_decompressed_bytes = kMaxStreamedDecompressedBytes;
+    reader = arrow::ipc::StreamReader::Open(std::move(input), options);
     if (!reader.ok() && body_reader->bytes_read() == 0) {
       return Status::InvalidInput("the body must be an Arrow IPC stream (it is empty)");
     }
@@ -77,7 +96,8 @@ Result<std::unique_ptr<arrow::BatchStream>> ArrowBody(const Call& call) {
     reader = arrow::ipc::StreamReader::Open(std::move(bytes));
   }
   if (!reader.ok()) return BodyError(reader.status());
-  return std::unique_ptr<arrow::BatchStream>(new BodyStream(std::move(*reader)));
+  return std::unique_ptr<arrow::BatchStream>(
+      new BodyStream(std::move(*reader), call.http->body_reader));
 }
 
 // Whether the table's location holds a version yet (a declared table does not).
