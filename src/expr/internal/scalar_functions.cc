@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -378,9 +379,16 @@ Result<Scalar> Math1(const std::vector<Scalar>& a) {
 double Sqrt(double x) { return std::sqrt(x); }
 double Cbrt(double x) { return std::cbrt(x); }
 double Exp(double x) { return std::exp(x); }
-double Ln(double x) { return std::log(x); }
-double Log2(double x) { return std::log2(x); }
-double Log10(double x) { return std::log10(x); }
+// Rust's logarithms answer a positive NaN for a negative argument where glibc's answer the x86
+// default NaN (sign bit set), and NaN's sign decides comparisons (arrow's total order puts a
+// negative NaN below every number, a positive one above): LanceDB's `ln(-1) > 1` is TRUE.
+// (Its sqrt and power of a negative are the default NaN, as here.)
+double PositiveNan(double x) {
+  return std::isnan(x) ? std::numeric_limits<double>::quiet_NaN() : x;
+}
+double Ln(double x) { return PositiveNan(std::log(x)); }
+double Log2(double x) { return PositiveNan(std::log2(x)); }
+double Log10(double x) { return PositiveNan(std::log10(x)); }
 double Signum(double x) {
   if (std::isnan(x) || x == 0) return x == 0 ? 0.0 : x;
   return x < 0 ? -1.0 : 1.0;
@@ -397,8 +405,8 @@ Result<Scalar> RoundTo(const std::vector<Scalar>& a, bool trunc) {
 }
 
 Result<Scalar> Log(const std::vector<Scalar>& a) {
-  if (a.size() == 1) return Scalar(std::log10(Num(a[0])));
-  return Scalar(std::log(Num(a[1])) / std::log(Num(a[0])));  // log(base, x)
+  if (a.size() == 1) return Scalar(Log10(Num(a[0])));
+  return Scalar(PositiveNan(std::log(Num(a[1])) / std::log(Num(a[0]))));  // log(base, x)
 }
 
 Result<Scalar> Power(const std::vector<Scalar>& a) {
