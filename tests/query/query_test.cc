@@ -8,7 +8,6 @@
 #include "query/top_k.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <map>
 #include <random>
@@ -22,6 +21,7 @@
 #include "table/delete_rows.h"
 #include "table/write.h"
 #include "testing/status_matchers.h"
+#include "testing/ticking_clock.h"
 
 namespace quiver::query {
 namespace {
@@ -480,17 +480,7 @@ TEST_F(QueryTest, CountRows) {
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidInput);
 }
 
-// A clock that moves 1 ms every time it is read: a deadline of n ms passes after about n reads.
-class TickingClock final : public Clock {
- public:
-  int64_t NowNanos() const override { return Tick(); }
-  int64_t MonotonicNanos() const override { return Tick(); }
-  void SleepFor(Duration) override {}
-
- private:
-  int64_t Tick() const { return now_.fetch_add(1'000'000) + 1'000'000; }
-  mutable std::atomic<int64_t> now_{0};
-};
+using quiver::testing::TickingClock;
 
 // A deadline stops a scan, a vector search and a count at the next batch (ServiceUnavailable,
 // naming the timeout); a generous one changes nothing.

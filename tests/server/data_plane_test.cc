@@ -5,9 +5,8 @@
 // leave every byte of the store as it was.
 #include <fmt/format.h>
 
-#include <atomic>
-
 #include "data_plane_fixture.h"
+#include "testing/ticking_clock.h"
 
 namespace quiver::server::testing {
 namespace {
@@ -415,17 +414,7 @@ TEST_F(DataPlaneTest, WritesAndResultsStreamPastTheBodyLimits) {
   EXPECT_EQ(Count("d"), "100100");
 }
 
-// A clock that moves 1 ms every time it is read.
-class TickingClock final : public Clock {
- public:
-  int64_t NowNanos() const override { return Tick(); }
-  int64_t MonotonicNanos() const override { return Tick(); }
-  void SleepFor(Duration) override {}
-
- private:
-  int64_t Tick() const { return now_.fetch_add(1'000'000) + 1'000'000; }
-  mutable std::atomic<int64_t> now_{1'700'000'000'000'000'000};
-};
+using quiver::testing::TickingClock;
 
 // LanceDB's `x-request-timeout-ms` (and the spec's merge-insert `timeout`): a query past it is
 // answered 503 (retryable) with its error body; a malformed one is 400 and changes nothing.
@@ -448,7 +437,7 @@ TEST_F(DataPlaneTest, RequestTimeoutsAreHonouredAndChecked) {
   EXPECT_EQ(merged.status, 200) << merged.body;
 
   // On a clock that moves on each read, a 1 ms budget has passed by the first batch.
-  TickingClock clock;
+  TickingClock clock(1'700'000'000'000'000'000);
   auto kept = memory_;
   StopServer();
   service_clock_ = &clock;
