@@ -9,6 +9,14 @@
 //     knn_ms            one kNN's latency (the median of the 1-client rounds)
 //     floor_ms          the memory-bandwidth floor of one kNN: vector bytes / memcpy bytes per
 //                       second, measured here on a buffer as large as the vectors
+//
+//   query_bench writes <dataset copy> <inputs dir>   JSON out, on a copy of the dataset (it is
+//   changed), from the inputs LanceDB's side wrote (insert.arrow, merge.arrow):
+//     insert_rows_per_s   appends of insert.arrow's 10,000-row batches, one commit each
+//     merge_ms            merge-insert of merge.arrow on id (update all matched, insert the rest)
+//     update_ms           UPDATE x = x + 1 WHERE cat = 'c3'
+//     delete_ms           DELETE WHERE id % 100 = 7
+//   with the row counts after each, to check against LanceDB's.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,12 +26,20 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include "arrow/ipc/io.h"
+#include "arrow/ipc/reader.h"
 #include "common/allocator.h"
+#include "query/delete_where.h"
+#include "query/merge_insert.h"
 #include "query/query.h"
+#include "query/update_where.h"
 #include "store/local_store.h"
 #include "table/dataset.h"
+#include "table/write.h"
 
 namespace {
 
@@ -158,6 +174,95 @@ int Measure(const std::string& path, int dim, int rounds) {
   return 0;
 }
 
+// Every batch of the Arrow IPC stream at `path`.
+struct IpcFile {
+  std::shared_ptr<const quiver::arrow::Schema> schema;
+  std::vector<quiver::arrow::RecordBatch> batches;
+};
+quiver::Result<IpcFile> ReadIpcFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return quiver::Status::IOError("cannot open " + path);
+  QV_ASSIGN_OR_RETURN(auto reader, quiver::arrow::ipc::StreamReader::Open(
+                                       std::make_unique<quiver::arrow::ipc::FdInputStream>(fd)));
+  IpcFile file{reader->schema(), {}};
+  while (true) {
+    auto batch = reader->Next();
+    if (!batch.ok()) {
+      ::close(fd);
+      return batch.status();
+    }
+    if (!*batch) break;
+    file.batches.push_back(std::move(**batch));
+  }
+  ::close(fd);
+  return file;
+}
+
+quiver::Result<uint64_t> CountRows(const std::shared_ptr<quiver::ObjectStore>& root,
+                                   const std::string& filter) {
+  QV_ASSIGN_OR_RETURN(auto ds, quiver::table::Dataset::Open(root));
+  QueryRequest r;
+  r.columns = {"id"};
+  r.filter = filter;
+  return Drain(ds, r);
+}
+
+int Writes(const std::string& path, const std::string& inputs) {
+  auto store = quiver::LocalObjectStore::Open(path, {false});
+  if (!store.ok()) return Fail(store.status());
+  const quiver::table::CommitTarget target{*store, std::nullopt};
+  auto insert = ReadIpcFile(inputs + "/insert.arrow");
+  if (!insert.ok()) return Fail(insert.status());
+  auto merge = ReadIpcFile(inputs + "/merge.arrow");
+  if (!merge.ok()) return Fail(merge.status());
+
+  uint64_t inserted = 0;
+  auto t = Clock::now();
+  for (const auto& batch : insert->batches) {
+    auto one = quiver::arrow::MakeVectorStream(insert->schema, {batch});
+    auto written = quiver::table::WriteData(target, *one);
+    if (!written.ok()) return Fail(written.status());
+    inserted += written->rows;
+  }
+  const double insert_s = std::chrono::duration<double>(Clock::now() - t).count();
+  std::string out = fmt::format("{{\"insert_rows_per_s\": {:.1f}, \"insert_batches\": {}",
+                                static_cast<double>(inserted) / insert_s, insert->batches.size());
+
+  quiver::query::MergeInsertSpec spec;
+  spec.on = {"id"};
+  spec.when_matched_update_all = true;
+  spec.when_not_matched_insert_all = true;
+  t = Clock::now();
+  auto merged = quiver::query::MergeInsert(target, merge->schema, std::move(merge->batches), spec);
+  if (!merged.ok()) return Fail(merged.status());
+  const double merge_ms = Ms(Clock::now() - t);
+  auto after_merge = CountRows(*store, "");
+  if (!after_merge.ok()) return Fail(after_merge.status());
+  out += fmt::format(
+      ", \"merge_ms\": {:.3f}, \"merge_updated\": {}, \"merge_inserted\": {}, "
+      "\"rows_after_merge\": {}",
+      merge_ms, merged->updated, merged->inserted, *after_merge);
+
+  t = Clock::now();
+  auto updated = quiver::query::UpdateWhere(target, {{"x", "x + 1"}}, "cat = 'c3'");
+  if (!updated.ok()) return Fail(updated.status());
+  const double update_ms = Ms(Clock::now() - t);
+  auto update_rows = CountRows(*store, "x >= 1");
+  if (!update_rows.ok()) return Fail(update_rows.status());
+  out += fmt::format(", \"update_ms\": {:.3f}, \"update_rows\": {}", update_ms, *update_rows);
+
+  t = Clock::now();
+  auto deleted = quiver::query::DeleteWhere(target, "id % 100 = 7");
+  if (!deleted.ok()) return Fail(deleted.status());
+  const double delete_ms = Ms(Clock::now() - t);
+  auto after_delete = CountRows(*store, "");
+  if (!after_delete.ok()) return Fail(after_delete.status());
+  out +=
+      fmt::format(", \"delete_ms\": {:.3f}, \"rows_after_delete\": {}}}", delete_ms, *after_delete);
+  std::puts(out.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -165,6 +270,9 @@ int main(int argc, char** argv) {
   if (argc >= 4 && std::string(argv[1]) == "measure") {
     return Measure(argv[2], std::atoi(argv[3]), argc >= 5 ? std::atoi(argv[4]) : 5);
   }
-  std::fprintf(stderr, "usage: query_bench measure <dataset> <vector dim> [rounds]\n");
+  if (argc == 4 && std::string(argv[1]) == "writes") return Writes(argv[2], argv[3]);
+  std::fprintf(stderr,
+               "usage: query_bench measure <dataset> <vector dim> [rounds]\n"
+               "       query_bench writes <dataset copy> <inputs dir>\n");
   return 2;
 }

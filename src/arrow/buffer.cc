@@ -53,9 +53,14 @@ void MemoryPool::Free(uint8_t* ptr, uint64_t size) {
 }
 
 Result<std::shared_ptr<Buffer>> Buffer::Allocate(uint64_t size, MemoryPool* pool) {
+  QV_ASSIGN_OR_RETURN(auto buffer, AllocateUninitialized(size, pool));
+  std::memset(buffer->mutable_data(), 0, size);
+  return buffer;
+}
+
+Result<std::shared_ptr<Buffer>> Buffer::AllocateUninitialized(uint64_t size, MemoryPool* pool) {
   if (pool == nullptr) pool = MemoryPool::Default();
   QV_ASSIGN_OR_RETURN(uint8_t * data, pool->Allocate(size));
-  std::memset(data, 0, size);
   std::shared_ptr<Buffer> buffer(new Buffer());
   buffer->data_ = data;
   buffer->size_ = size;

@@ -60,6 +60,11 @@ class Buffer {
  public:
   // A zero-filled buffer of `size` bytes from `pool` (nullptr: the default pool).
   static Result<std::shared_ptr<Buffer>> Allocate(uint64_t size, MemoryPool* pool = nullptr);
+  // The same without the zero fill, for a buffer the caller overwrites whole before anything
+  // reads it (a read of a data-file page: zeroing it first costs as much as the read's copy).
+  // The alignment padding past `size` is still zeroed.
+  static Result<std::shared_ptr<Buffer>> AllocateUninitialized(uint64_t size,
+                                                               MemoryPool* pool = nullptr);
   // Takes ownership of `bytes` (no copy; not aligned: consumers must not assume alignment of
   // aliasing buffers).
   static std::shared_ptr<Buffer> FromString(std::string bytes);

@@ -250,7 +250,7 @@ class ColumnCursor {
     }
     // Some slack so pages of slightly different sizes share buffers.
     const uint64_t rounded = size + size / 8;
-    QV_ASSIGN_OR_RETURN(auto fresh, arrow::Buffer::Allocate(rounded, pool_));
+    QV_ASSIGN_OR_RETURN(auto fresh, arrow::Buffer::AllocateUninitialized(rounded, pool_));
     auto unused = std::find_if(page_buffers_.begin(), page_buffers_.end(),
                                [](const auto& b) { return b.use_count() == 1; });
     if (unused != page_buffers_.end()) {

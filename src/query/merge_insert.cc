@@ -227,9 +227,19 @@ Result<MergeInsertResult> MergeOnce(const std::shared_ptr<const table::Dataset>&
     }
   }
 
-  // The target, every column and `_rowaddr` (query.h), batch by batch.
+  // The target with `_rowaddr` (query.h), batch by batch: the key columns only, unless a
+  // condition or filter reads the target's other columns (then every column). An upsert thus
+  // reads its keys, not the vectors of a million rows.
   QueryRequest request;
   request.with_row_addr = true;
+  const bool every_column = checked.condition != nullptr || checked.filter != nullptr;
+  std::vector<size_t> batch_keys = checked.keys;  // the keys' columns in the scanned batches
+  if (!every_column) {
+    for (size_t k = 0; k < checked.keys.size(); ++k) {
+      request.columns.push_back(table.fields[checked.keys[k]].name);
+      batch_keys[k] = k;
+    }
+  }
   QV_ASSIGN_OR_RETURN(auto rows, RunQuery(dataset, request));
   std::vector<SourceRow> updated_from;
   std::vector<uint64_t> updated_at;
@@ -239,7 +249,7 @@ Result<MergeInsertResult> MergeOnce(const std::shared_ptr<const table::Dataset>&
     if (!batch) break;
     const uint64_t* addrs = arrow::Values<uint64_t>(*batch->columns.back());
     std::vector<const arrow::ArrayData*> keys;
-    for (size_t k : checked.keys) keys.push_back(batch->columns[k].get());
+    for (size_t k : batch_keys) keys.push_back(batch->columns[k].get());
     std::vector<bool> candidate(static_cast<size_t>(batch->length), false);
     std::vector<bool> unmatched(static_cast<size_t>(batch->length), false);
     std::vector<SourceRow> candidate_from;

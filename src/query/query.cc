@@ -3,12 +3,16 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 
 #include "arrow/concatenate.h"
+#include "common/mutex.h"
 #include "common/thread_pool.h"
 #include "expr/eval.h"
+#include "format/lance_proto.h"
 #include "query/internal/plan.h"
 #include "query/internal/sort_keys.h"
 #include "query/top_k.h"
@@ -46,13 +50,18 @@ StepMetrics* Step(Metrics* m, StepMetrics Metrics::*field) {
   return m == nullptr ? nullptr : &(m->*field);
 }
 
-// The scan a plan reads, with `_rowoffset` appended when the plan uses it.
+// The scan a plan reads (every fragment, or one), with `_rowoffset` appended when the plan uses
+// it.
 class PlanScan {
  public:
   static Result<PlanScan> Open(const std::shared_ptr<const table::Dataset>& dataset,
                                const Plan& plan, uint64_t offset, std::optional<uint64_t> limit,
-                               Metrics* metrics) {
+                               Metrics* metrics, std::optional<size_t> fragment = std::nullopt) {
     table::ScanOptions options;
+    if (fragment) {
+      options.fragments_begin = *fragment;
+      options.fragments_end = *fragment + 1;
+    }
     options.columns = plan.scan_columns;
     options.with_row_id = plan.scan_row_id;
     options.with_row_addr = plan.scan_row_addr;
@@ -318,67 +327,184 @@ class RankedStream final : public arrow::BatchStream {
   uint64_t group_seen_ = 0;
 };
 
-// The k + offset nearest rows of every query vector, streaming over the scan; distances of one
-// batch are computed on both cores (the batch is cut into slices, one task per slice and
-// query vector).
-Result<Ranked> RankNearest(const Plan& plan, PlanScan& scan, Metrics* metrics) {
-  const VectorSearch& nn = *plan.request.nearest;
-  std::vector<TopK> heaps(plan.queries.size(), TopK(plan.k_scan));
-  uint64_t position = 0;
-  const float lower = nn.lower_bound ? static_cast<float>(*nn.lower_bound) : -INFINITY;
-  const float upper = nn.upper_bound ? static_cast<float>(*nn.upper_bound) : INFINITY;
-  const bool bounded = nn.upper_bound.has_value();
-  std::vector<float> distances;
-  while (true) {
-    QV_ASSIGN_OR_RETURN(auto batch, scan.Next());
-    if (!batch) break;
+// The search's state over one run of batches: a TopK per query vector, and the bounds.
+class NearestRanker {
+ public:
+  explicit NearestRanker(const Plan& plan)
+      : plan_(plan), heaps_(plan.queries.size(), TopK(plan.k_scan)) {
+    const VectorSearch& nn = *plan.request.nearest;
+    lower_ = nn.lower_bound ? static_cast<float>(*nn.lower_bound) : -INFINITY;
+    upper_ = nn.upper_bound ? static_cast<float>(*nn.upper_bound) : INFINITY;
+    bounded_ = nn.upper_bound.has_value();
+  }
+
+  // Offers the rows of `batch` (rows at scan positions position, position + 1, ...) to every
+  // query vector's TopK. `parallel`: the distances are computed on every core (the batch is cut
+  // into slices, one task per slice and query vector); otherwise on this thread.
+  Status Offer(const arrow::RecordBatch& batch, uint64_t position, bool parallel,
+               Metrics* metrics) {
     std::vector<bool> keep;
-    if (plan.filter && !plan.postfilter) {
-      QV_ASSIGN_OR_RETURN(keep, Filter(*plan.filter, *batch, metrics));
+    if (plan_.filter && !plan_.postfilter) {
+      QV_ASSIGN_OR_RETURN(keep, Filter(*plan_.filter, batch, metrics));
     }
     Timer timer(Step(metrics, &Metrics::rank));
-    QV_ASSIGN_OR_RETURN(auto vectors, ColumnByName(*batch, plan.vector_column));
-    QV_ASSIGN_OR_RETURN(auto addr_column, ColumnByName(*batch, "_rowaddr"));
+    QV_ASSIGN_OR_RETURN(auto vectors, ColumnByName(batch, plan_.vector_column));
+    QV_ASSIGN_OR_RETURN(auto addr_column, ColumnByName(batch, "_rowaddr"));
     const uint64_t* addrs = arrow::Values<uint64_t>(*addr_column);
-    const auto n = static_cast<size_t>(batch->length);
-    const size_t queries = plan.queries.size();
-    distances.assign(n * queries, 0);
-    constexpr size_t kSlice = 1024;
-    const size_t slices = (n + kSlice - 1) / kSlice;
-    QV_RETURN_IF_ERROR(ThreadPool::Cpu()->ParallelFor(slices * queries, [&](size_t task) {
-      const size_t q = task / slices, s = task % slices;
-      const size_t begin = s * kSlice, len = std::min(kSlice, n - begin);
-      auto slice = arrow::Slice(vectors, static_cast<int64_t>(begin), static_cast<int64_t>(len));
-      ComputeDistances(*slice, plan.queries[q], distances.data() + q * n + begin);
-      return Status::OK();
-    }));
+    const auto n = static_cast<size_t>(batch.length);
+    const size_t queries = plan_.queries.size();
+    distances_.resize(n * queries);
+    if (parallel) {
+      constexpr size_t kSlice = 1024;
+      const size_t slices = (n + kSlice - 1) / kSlice;
+      QV_RETURN_IF_ERROR(ThreadPool::Cpu()->ParallelFor(slices * queries, [&](size_t task) {
+        const size_t q = task / slices, s = task % slices;
+        const size_t begin = s * kSlice, len = std::min(kSlice, n - begin);
+        auto slice = arrow::Slice(vectors, static_cast<int64_t>(begin), static_cast<int64_t>(len));
+        ComputeDistances(*slice, plan_.queries[q], distances_.data() + q * n + begin);
+        return Status::OK();
+      }));
+    } else {
+      for (size_t q = 0; q < queries; ++q) {
+        ComputeDistances(*vectors, plan_.queries[q], distances_.data() + q * n);
+      }
+    }
     for (size_t q = 0; q < queries; ++q) {
-      const float* d = distances.data() + q * n;
-      TopK& heap = heaps[q];
+      const float* d = distances_.data() + q * n;
+      TopK& heap = heaps_[q];
       for (size_t r = 0; r < n; ++r) {
         if (!keep.empty() && !keep[r]) continue;
         const float v = d[r];
-        if (std::isnan(v) || v < lower || (bounded && !(v < upper))) continue;
+        if (std::isnan(v) || v < lower_ || (bounded_ && !(v < upper_))) continue;
         if (!heap.Admits(v)) continue;
         heap.Offer({v, position + r, addrs[r]});
       }
     }
-    position += n;
     if (metrics != nullptr) metrics->rank.rows_in += n;
+    return Status::OK();
   }
-  Ranked ranked;
-  for (size_t q = 0; q < heaps.size(); ++q) {
-    const std::vector<Candidate> best = heaps[q].Sorted();
-    // With a prefilter (or none) offset is applied here; a postfilter applies it after.
-    const size_t skip = plan.postfilter ? 0 : std::min<size_t>(best.size(), plan.request.offset);
-    for (size_t i = skip; i < best.size(); ++i) {
-      ranked.addrs.push_back(best[i].row_addr);
-      ranked.distances.push_back(best[i].distance);
-      ranked.query_index.push_back(static_cast<int32_t>(q));
+
+  void Merge(const NearestRanker& other) {
+    for (size_t q = 0; q < heaps_.size(); ++q) heaps_[q].Merge(other.heaps_[q]);
+  }
+
+  Ranked Finish(Metrics* metrics) const {
+    Ranked ranked;
+    for (size_t q = 0; q < heaps_.size(); ++q) {
+      const std::vector<Candidate> best = heaps_[q].Sorted();
+      // With a prefilter (or none) offset is applied here; a postfilter applies it after.
+      const size_t skip =
+          plan_.postfilter ? 0 : std::min<size_t>(best.size(), plan_.request.offset);
+      for (size_t i = skip; i < best.size(); ++i) {
+        ranked.addrs.push_back(best[i].row_addr);
+        ranked.distances.push_back(best[i].distance);
+        ranked.query_index.push_back(static_cast<int32_t>(q));
+      }
     }
+    if (metrics != nullptr) metrics->rank.rows_out += ranked.addrs.size();
+    return ranked;
   }
-  if (metrics != nullptr) metrics->rank.rows_out += ranked.addrs.size();
-  return ranked;
+
+ private:
+  const Plan& plan_;
+  std::vector<TopK> heaps_;
+  float lower_ = -INFINITY, upper_ = INFINITY;
+  bool bounded_ = false;
+  std::vector<float> distances_;
+};
+
+void AddMetrics(const Metrics& from, Metrics* to) {
+  for (StepMetrics Metrics::*step :
+       {&Metrics::scan, &Metrics::filter, &Metrics::rank, &Metrics::take, &Metrics::sort,
+        &Metrics::limit, &Metrics::project}) {
+    (to->*step).rows_in += (from.*step).rows_in;
+    (to->*step).rows_out += (from.*step).rows_out;
+    (to->*step).nanos += (from.*step).nanos;
+  }
+}
+
+// Whether a vector search scans its fragments in parallel: with more than one fragment and more
+// than one core, and unless `_rowoffset` (a row's place in one ordered scan) is used.
+bool RanksFragmentsInParallel(const table::Dataset& dataset, const Plan& plan) {
+  return !plan.row_offset && dataset.manifest().fragments_size() > 1 &&
+         ThreadPool::Cpu()->threads() > 0;
+}
+
+// The k + offset nearest rows of every query vector, streaming over one scan in order; scan
+// positions break ties.
+Result<Ranked> RankNearest(const Plan& plan, PlanScan& scan, Metrics* metrics) {
+  NearestRanker ranker(plan);
+  uint64_t position = 0;
+  while (true) {
+    QV_ASSIGN_OR_RETURN(auto batch, scan.Next());
+    if (!batch) break;
+    QV_RETURN_IF_ERROR(ranker.Offer(*batch, position, /*parallel=*/true, metrics));
+    position += static_cast<uint64_t>(batch->length);
+  }
+  return ranker.Finish(metrics);
+}
+
+// Runs each(f, scan, metrics) over a scan of every fragment f of `dataset`, one task per
+// fragment on every core (reading, decoding and whatever `each` does run in parallel, memory
+// stays one decoded batch per core); with `_rowoffset`, one fragment or no pool, once over
+// the whole scan in order (f = 0). `each` gets its own Metrics (null when none are kept),
+// added to `metrics` when it ends; tasks after a failure are skipped, and the first error by
+// fragment is returned.
+Status ForEachFragment(const std::shared_ptr<const table::Dataset>& dataset, const Plan& plan,
+                       Metrics* metrics,
+                       const std::function<Status(size_t, PlanScan&, Metrics*)>& each) {
+  const auto fragments = static_cast<size_t>(dataset->manifest().fragments_size());
+  if (plan.row_offset || fragments < 2 || ThreadPool::Cpu()->threads() == 0) {
+    // `_rowoffset` counts rows along one ordered scan; one fragment gains nothing from a pool.
+    QV_ASSIGN_OR_RETURN(PlanScan scan, PlanScan::Open(dataset, plan, 0, std::nullopt, metrics));
+    return each(0, scan, metrics);
+  }
+  Mutex mu;
+  std::atomic<bool> failed{false};
+  return ThreadPool::Cpu()->ParallelFor(fragments, [&](size_t f) -> Status {
+    if (failed.load(std::memory_order_relaxed)) return Status::OK();  // the error is reported
+    Metrics local;
+    Metrics* m = metrics != nullptr ? &local : nullptr;
+    Status status = [&]() -> Status {
+      QV_ASSIGN_OR_RETURN(PlanScan scan, PlanScan::Open(dataset, plan, 0, std::nullopt, m, f));
+      return each(f, scan, m);
+    }();
+    if (!status.ok()) {
+      failed.store(true, std::memory_order_relaxed);
+      return status;
+    }
+    if (metrics != nullptr) {
+      MutexLock lock(&mu);
+      AddMetrics(local, metrics);
+    }
+    return Status::OK();
+  });
+}
+
+// The same answer as RankNearest with the fragments scanned in parallel (ForEachFragment). A
+// row's tie position is (its fragment's index in the manifest) << 32 | (its place among the
+// fragment's scanned rows): the order of the sequential scan, so ties break as they do there.
+// Each task ranks into its own TopKs, merged when it ends.
+Result<Ranked> RankNearestByFragment(const std::shared_ptr<const table::Dataset>& dataset,
+                                     const Plan& plan, Metrics* metrics) {
+  Mutex mu;
+  NearestRanker merged(plan);
+  const Status done =
+      ForEachFragment(dataset, plan, metrics, [&](size_t f, PlanScan& scan, Metrics* m) -> Status {
+        NearestRanker ranker(plan);
+        uint64_t position = static_cast<uint64_t>(f) << 32;
+        while (true) {
+          QV_ASSIGN_OR_RETURN(auto batch, scan.Next());
+          if (!batch) break;
+          QV_RETURN_IF_ERROR(ranker.Offer(*batch, position, /*parallel=*/false, m));
+          position += static_cast<uint64_t>(batch->length);
+        }
+        MutexLock lock(&mu);
+        merged.Merge(ranker);
+        return Status::OK();
+      });
+  QV_RETURN_IF_ERROR(done);
+  return merged.Finish(metrics);
 }
 
 // Order by: the keys and addresses of every matching row, sorted; offset and limit applied.
@@ -435,7 +561,9 @@ Result<std::unique_ptr<arrow::BatchStream>> Execute(std::shared_ptr<const table:
         new PlainStream(std::move(plan), std::move(scan), metrics));
   }
   Ranked rows;
-  if (r.nearest) {
+  if (r.nearest && RanksFragmentsInParallel(*dataset, plan)) {
+    QV_ASSIGN_OR_RETURN(rows, RankNearestByFragment(dataset, plan, metrics));
+  } else if (r.nearest) {
     QV_ASSIGN_OR_RETURN(rows, RankNearest(plan, scan, metrics));
   } else {
     QV_ASSIGN_OR_RETURN(rows, SortRows(plan, scan, metrics));
@@ -464,17 +592,57 @@ Result<uint64_t> CountRows(std::shared_ptr<const table::Dataset> dataset, const 
   QueryRequest request;
   request.filter = filter;
   request.deadline = deadline;
-  request.columns = {};
+  request.columns = {"_rowaddr"};  // nothing but the filter's columns is read
   QV_ASSIGN_OR_RETURN(Plan plan, internal::MakePlan(*dataset, request));
-  QV_ASSIGN_OR_RETURN(PlanScan scan, PlanScan::Open(dataset, plan, 0, std::nullopt, nullptr));
-  uint64_t count = 0;
-  while (true) {
-    QV_ASSIGN_OR_RETURN(auto batch, scan.Next());
-    if (!batch) break;
-    QV_ASSIGN_OR_RETURN(auto keep, Filter(*plan.filter, *batch, nullptr));
-    for (bool k : keep) count += k ? 1 : 0;
-  }
-  return count;
+  std::atomic<uint64_t> count{0};
+  const Status done =
+      ForEachFragment(dataset, plan, nullptr, [&](size_t, PlanScan& scan, Metrics*) -> Status {
+        uint64_t here = 0;
+        while (true) {
+          QV_ASSIGN_OR_RETURN(auto batch, scan.Next());
+          if (!batch) break;
+          QV_ASSIGN_OR_RETURN(auto keep, Filter(*plan.filter, *batch, nullptr));
+          for (bool k : keep) here += k ? 1 : 0;
+        }
+        count += here;
+        return Status::OK();
+      });
+  QV_RETURN_IF_ERROR(done);
+  return count.load();
+}
+
+Result<std::vector<uint64_t>> MatchingRowAddresses(std::shared_ptr<const table::Dataset> dataset,
+                                                   const std::string& filter,
+                                                   std::optional<Deadline> deadline) {
+  QueryRequest request;
+  request.filter = filter;
+  request.deadline = deadline;
+  request.columns = {"_rowaddr"};
+  QV_ASSIGN_OR_RETURN(Plan plan, internal::MakePlan(*dataset, request));
+  std::vector<std::vector<uint64_t>> by_fragment(
+      std::max<size_t>(1, static_cast<size_t>(dataset->manifest().fragments_size())));
+  const Status done =
+      ForEachFragment(dataset, plan, nullptr, [&](size_t f, PlanScan& scan, Metrics*) -> Status {
+        std::vector<uint64_t>& out = by_fragment[f];
+        while (true) {
+          QV_ASSIGN_OR_RETURN(auto batch, scan.Next());
+          if (!batch) break;
+          std::vector<bool> keep(static_cast<size_t>(batch->length), true);
+          if (plan.filter) {
+            QV_ASSIGN_OR_RETURN(keep, Filter(*plan.filter, *batch, nullptr));
+          }
+          QV_ASSIGN_OR_RETURN(auto addr_column, ColumnByName(*batch, "_rowaddr"));
+          const uint64_t* addrs = arrow::Values<uint64_t>(*addr_column);
+          for (size_t i = 0; i < keep.size(); ++i) {
+            if (keep[i]) out.push_back(addrs[i]);
+          }
+        }
+        return Status::OK();
+      });
+  QV_RETURN_IF_ERROR(done);
+  std::vector<uint64_t> all;
+  for (const auto& part : by_fragment) all.insert(all.end(), part.begin(), part.end());
+  return all;
 }
 
 Result<std::string> ExplainQuery(const std::shared_ptr<const table::Dataset>& dataset,

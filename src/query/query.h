@@ -21,7 +21,8 @@
 // A deadline (x-request-timeout-ms) is checked at every scan batch: a query past it stops
 // there with ServiceUnavailable (one whose scan has ended finishes).
 //
-// Thread-safety: RunQuery and CountRows are reentrant; the stream returned is single-consumer.
+// Thread-safety: RunQuery, CountRows and MatchingRowAddresses are reentrant; the stream returned is
+// single-consumer.
 #pragma once
 
 #include <cstdint>
@@ -80,9 +81,16 @@ Status DeadlineExceeded(const Deadline& deadline, std::string_view what);
 Result<std::unique_ptr<arrow::BatchStream>> RunQuery(std::shared_ptr<const table::Dataset> dataset,
                                                      const QueryRequest& request);
 
-// The rows where `filter` is TRUE (every row when empty): only the filter's columns are read.
+// The rows where `filter` is TRUE (every row when empty): only the filter's columns are read,
+// the fragments in parallel.
 Result<uint64_t> CountRows(std::shared_ptr<const table::Dataset> dataset, const std::string& filter,
                            std::optional<Deadline> deadline = std::nullopt);
+
+// The addresses (`_rowaddr`) of the rows where `filter` is TRUE (every row when empty), in scan
+// order: what a delete removes. Only the filter's columns are read, the fragments in parallel.
+Result<std::vector<uint64_t>> MatchingRowAddresses(std::shared_ptr<const table::Dataset> dataset,
+                                                   const std::string& filter,
+                                                   std::optional<Deadline> deadline = std::nullopt);
 
 // The plan RunQuery would run, as indented text (one step per line, innermost last).
 Result<std::string> ExplainQuery(const std::shared_ptr<const table::Dataset>& dataset,

@@ -31,7 +31,8 @@ class DatasetStream final : public arrow::BatchStream {
         schema_(std::move(out_schema)),
         fields_(std::move(fields)),
         to_skip_(options_.offset),
-        left_(options_.limit.value_or(UINT64_MAX)) {
+        left_(options_.limit.value_or(UINT64_MAX)),
+        next_fragment_(options_.fragments_begin) {
     if (options_.batch_rows == 0) options_.batch_rows = 8192;
   }
 
@@ -39,9 +40,10 @@ class DatasetStream final : public arrow::BatchStream {
 
   Result<std::optional<arrow::RecordBatch>> Next() override {
     const auto& fragments = dataset_->manifest().fragments();
+    const size_t end = std::min(options_.fragments_end, static_cast<size_t>(fragments.size()));
     while (left_ > 0) {
       if (!fragment_open_) {
-        if (next_fragment_ >= static_cast<size_t>(fragments.size())) break;
+        if (next_fragment_ >= end) break;
         QV_RETURN_IF_ERROR(OpenFragment(fragments[static_cast<int>(next_fragment_++)]));
         if (!fragment_open_) continue;  // skipped whole
       }
@@ -217,7 +219,7 @@ class DatasetStream final : public arrow::BatchStream {
   uint64_t to_skip_;  // offset rows still to skip
   uint64_t left_;     // limit rows still to return
 
-  size_t next_fragment_ = 0;
+  size_t next_fragment_;
   bool fragment_open_ = false;
   uint64_t fragment_id_ = 0;
   uint64_t remaining_ = 0;                        // rows of the open fragment still to return

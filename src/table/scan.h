@@ -13,6 +13,7 @@
 // Thread-safety: the stream returned is single-consumer; any number of scans may run at once.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -36,6 +37,11 @@ struct ScanOptions {
   // Every physical row, the deleted ones too (what a column group added to a fragment must
   // cover: add_columns.h). Offset and limit then count physical rows.
   bool with_deleted_rows = false;
+  // Only the manifest's fragments [fragments_begin, fragments_end) (indices into its list, ends
+  // past the list are clamped): the slice one worker of a parallel scan reads. Offset and limit
+  // count within the slice.
+  size_t fragments_begin = 0;
+  size_t fragments_end = SIZE_MAX;
 };
 
 // InvalidInput for an unknown column; Unsupported for tables this reader cannot read yet (files
