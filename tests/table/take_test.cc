@@ -184,8 +184,11 @@ std::vector<Row> RowsOf(const arrow::RecordBatch& batch) {
 }
 
 // Every row of the table, by a full scan with `_rowid` and `_rowaddr`.
-std::vector<Row> ScanAll(const std::shared_ptr<const Dataset>& ds, uint32_t batch_rows = 1000) {
+std::vector<Row> ScanAll(const std::shared_ptr<const Dataset>& ds, uint32_t batch_rows = 1000,
+                         size_t fragments_begin = 0, size_t fragments_end = SIZE_MAX) {
   ScanOptions options;
+  options.fragments_begin = fragments_begin;
+  options.fragments_end = fragments_end;
   options.with_row_addr = true;
   options.with_row_id = true;
   options.batch_rows = batch_rows;
@@ -270,6 +273,31 @@ TEST(Scan, RowIdIsTheRowAddressWithoutStableRowIds) {
   }
   ASSERT_EQ(ids.size(), 10u);
   for (size_t i = 0; i < 10; ++i) EXPECT_EQ(ids[i], rows[90 + i].row_addr) << i;
+}
+
+// A parallel scan's slices (ScanOptions::fragments_begin/end): each fragment scanned alone, in
+// manifest order, gives exactly the rows of the whole scan, deletions applied; an end past the
+// list is clamped and a begin past it is empty.
+TEST(Scan, FragmentSlicesJoinToTheWholeScan) {
+  std::shared_ptr<ObjectStore> root = MemoryObjectStore::Create();
+  auto ds = MixedTable(root);
+  ASSERT_TRUE(ds.ok()) << ds.status().ToString();
+  const std::vector<Row> whole = ScanAll(*ds, 777);
+  std::vector<Row> joined;
+  const auto fragments = static_cast<size_t>((*ds)->manifest().fragments_size());
+  for (size_t f = 0; f < fragments; ++f) {
+    const std::vector<Row> part = ScanAll(*ds, 777, f, f + 1);
+    ASSERT_FALSE(part.empty()) << f;
+    for (const Row& r : part) {
+      ASSERT_EQ(static_cast<int>(r.row_addr >> 32),
+                (*ds)->manifest().fragments(static_cast<int>(f)).id());
+    }
+    joined.insert(joined.end(), part.begin(), part.end());
+  }
+  ASSERT_EQ(joined.size(), whole.size());
+  for (size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(joined[i].row_addr, whole[i].row_addr) << i;
+  EXPECT_EQ(ScanAll(*ds, 777, 1, 99).size(), whole.size() - ScanAll(*ds, 777, 0, 1).size());
+  EXPECT_TRUE(ScanAll(*ds, 777, fragments, fragments + 5).empty());
 }
 
 TEST(Take, ReturnsRowsInTheOrderAskedWithRepeats) {
