@@ -423,25 +423,11 @@ void AddMetrics(const Metrics& from, Metrics* to) {
   }
 }
 
-// Whether a vector search scans its fragments in parallel: with more than one fragment and more
+// Whether ForEachFragment runs one task per fragment: with more than one fragment and more
 // than one core, and unless `_rowoffset` (a row's place in one ordered scan) is used.
-bool RanksFragmentsInParallel(const table::Dataset& dataset, const Plan& plan) {
+bool ScansFragmentsInParallel(const table::Dataset& dataset, const Plan& plan) {
   return !plan.row_offset && dataset.manifest().fragments_size() > 1 &&
          ThreadPool::Cpu()->threads() > 0;
-}
-
-// The k + offset nearest rows of every query vector, streaming over one scan in order; scan
-// positions break ties.
-Result<Ranked> RankNearest(const Plan& plan, PlanScan& scan, Metrics* metrics) {
-  NearestRanker ranker(plan);
-  uint64_t position = 0;
-  while (true) {
-    QV_ASSIGN_OR_RETURN(auto batch, scan.Next());
-    if (!batch) break;
-    QV_RETURN_IF_ERROR(ranker.Offer(*batch, position, /*parallel=*/true, metrics));
-    position += static_cast<uint64_t>(batch->length);
-  }
-  return ranker.Finish(metrics);
 }
 
 // Runs each(f, scan, metrics) over a scan of every fragment f of `dataset`, one task per
@@ -453,12 +439,11 @@ Result<Ranked> RankNearest(const Plan& plan, PlanScan& scan, Metrics* metrics) {
 Status ForEachFragment(const std::shared_ptr<const table::Dataset>& dataset, const Plan& plan,
                        Metrics* metrics,
                        const std::function<Status(size_t, PlanScan&, Metrics*)>& each) {
-  const auto fragments = static_cast<size_t>(dataset->manifest().fragments_size());
-  if (plan.row_offset || fragments < 2 || ThreadPool::Cpu()->threads() == 0) {
-    // `_rowoffset` counts rows along one ordered scan; one fragment gains nothing from a pool.
+  if (!ScansFragmentsInParallel(*dataset, plan)) {
     QV_ASSIGN_OR_RETURN(PlanScan scan, PlanScan::Open(dataset, plan, 0, std::nullopt, metrics));
     return each(0, scan, metrics);
   }
+  const auto fragments = static_cast<size_t>(dataset->manifest().fragments_size());
   Mutex mu;
   std::atomic<bool> failed{false};
   return ThreadPool::Cpu()->ParallelFor(fragments, [&](size_t f) -> Status {
@@ -481,12 +466,15 @@ Status ForEachFragment(const std::shared_ptr<const table::Dataset>& dataset, con
   });
 }
 
-// The same answer as RankNearest with the fragments scanned in parallel (ForEachFragment). A
-// row's tie position is (its fragment's index in the manifest) << 32 | (its place among the
-// fragment's scanned rows): the order of the sequential scan, so ties break as they do there.
-// Each task ranks into its own TopKs, merged when it ends.
-Result<Ranked> RankNearestByFragment(const std::shared_ptr<const table::Dataset>& dataset,
-                                     const Plan& plan, Metrics* metrics) {
+// The k + offset nearest rows of every query vector, over ForEachFragment's scans. A row's tie
+// position is (its fragment's index in the manifest) << 32 | (its place among the fragment's
+// scanned rows), or its place in the one ordered scan: either way the sequential scan's order,
+// so ties break as they do there. Each task ranks into its own TopKs, merged when it ends; the
+// distances of a batch are computed on every core when one scan runs alone, on the task's
+// thread when the fragments already share the cores.
+Result<Ranked> RankNearest(const std::shared_ptr<const table::Dataset>& dataset, const Plan& plan,
+                           Metrics* metrics) {
+  const bool by_fragment = ScansFragmentsInParallel(*dataset, plan);
   Mutex mu;
   NearestRanker merged(plan);
   const Status done =
@@ -496,7 +484,7 @@ Result<Ranked> RankNearestByFragment(const std::shared_ptr<const table::Dataset>
         while (true) {
           QV_ASSIGN_OR_RETURN(auto batch, scan.Next());
           if (!batch) break;
-          QV_RETURN_IF_ERROR(ranker.Offer(*batch, position, /*parallel=*/false, m));
+          QV_RETURN_IF_ERROR(ranker.Offer(*batch, position, /*parallel=*/!by_fragment, m));
           position += static_cast<uint64_t>(batch->length);
         }
         MutexLock lock(&mu);
@@ -552,20 +540,19 @@ Result<std::unique_ptr<arrow::BatchStream>> Execute(std::shared_ptr<const table:
                                                     Plan plan, Metrics* metrics) {
   const QueryRequest& r = plan.request;
   const bool ranked = r.nearest.has_value() || !plan.sort_keys.empty();
-  // A plain query without a filter lets the scan skip and stop.
-  const bool scan_limits = !ranked && !plan.filter;
-  QV_ASSIGN_OR_RETURN(PlanScan scan, PlanScan::Open(dataset, plan, scan_limits ? r.offset : 0,
-                                                    scan_limits ? r.limit : std::nullopt, metrics));
-  if (!ranked) {
-    return std::unique_ptr<arrow::BatchStream>(
-        new PlainStream(std::move(plan), std::move(scan), metrics));
-  }
   Ranked rows;
-  if (r.nearest && RanksFragmentsInParallel(*dataset, plan)) {
-    QV_ASSIGN_OR_RETURN(rows, RankNearestByFragment(dataset, plan, metrics));
-  } else if (r.nearest) {
-    QV_ASSIGN_OR_RETURN(rows, RankNearest(plan, scan, metrics));
+  if (r.nearest) {
+    QV_ASSIGN_OR_RETURN(rows, RankNearest(dataset, plan, metrics));
   } else {
+    // A plain query without a filter lets the scan skip and stop.
+    const bool scan_limits = !ranked && !plan.filter;
+    QV_ASSIGN_OR_RETURN(PlanScan scan,
+                        PlanScan::Open(dataset, plan, scan_limits ? r.offset : 0,
+                                       scan_limits ? r.limit : std::nullopt, metrics));
+    if (!ranked) {
+      return std::unique_ptr<arrow::BatchStream>(
+          new PlainStream(std::move(plan), std::move(scan), metrics));
+    }
     QV_ASSIGN_OR_RETURN(rows, SortRows(plan, scan, metrics));
   }
   return std::unique_ptr<arrow::BatchStream>(
