@@ -27,6 +27,23 @@ float HalfToFloat(uint16_t h) {
   return sign ? -v : v;
 }
 
+uint16_t FloatToHalf(double value) {
+  const uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+  const double a = std::fabs(value);
+  if (std::isnan(a)) return static_cast<uint16_t>(sign | 0x7E00);
+  if (a >= 65520.0) return static_cast<uint16_t>(sign | 0x7C00);  // rounds past the largest
+  if (a < std::ldexp(1.0, -14)) {
+    // Subnormal (or zero): a multiple of 2^-24, rounded to even by nearbyint.
+    return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::nearbyint(a * 16777216.0)));
+  }
+  int exp = 0;
+  const double frac = std::frexp(a, &exp);  // a = frac * 2^exp, frac in [0.5, 1)
+  // 11 significant bits; a carry out of the mantissa moves into the exponent, as it should.
+  const uint32_t mant = static_cast<uint32_t>(std::nearbyint(std::ldexp(frac, 11)));
+  const uint32_t bits = (static_cast<uint32_t>(exp + 14) << 10) + (mant - 0x400);
+  return static_cast<uint16_t>(sign | bits);
+}
+
 int64_t OffsetValue(const ArrayData& a, int64_t i) {
   const uint8_t* p = a.buffers[1]->data();
   if (IsLargeOffsets(a.type.id())) {

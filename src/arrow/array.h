@@ -65,6 +65,9 @@ inline bool BoolValue(const ArrayData& a, int64_t i) {
 }
 // An IEEE 754 binary16 value (float16 arrays hold them as uint16_t) widened to float, exactly.
 float HalfToFloat(uint16_t bits);
+// `value` rounded to the nearest binary16 (ties to even; overflow to infinity, NaN kept), as
+// Rust's half::f16::from_f64 does.
+uint16_t FloatToHalf(double value);
 // Offset i (0 <= i <= length) of a binary-like or list array, int32 or int64 by type, with the
 // array's offset applied.
 int64_t OffsetValue(const ArrayData& a, int64_t i);

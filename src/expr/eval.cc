@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <unordered_map>
 #include <variant>
 
 #include <fmt/format.h>
@@ -63,6 +64,12 @@ struct Vec {
   // A column's own Arrow type (a dictionary's value type), for Lance's literal rule; kNull for
   // computed values and literals.
   arrow::DataType source = arrow::DataType::Null();
+  // The value's SQL type as DataFusion types it (Int32 for an int column plus a column of the
+  // same type, Float32 for a float column, Int64 for an integer literal, Dictionary for a
+  // dictionary column or a COALESCE of one): the output column's type. Values are held in the
+  // wide kinds above but kept inside it (integers wrapped to its width, floats rounded to it).
+  // Null with kind kNull: the untyped NULL literal; another type with kind kNull: NULLs of it.
+  arrow::DataType dt = arrow::DataType::Null();
 
   size_t At(int64_t k) const { return scalar ? 0 : static_cast<size_t>(k); }
   bool Valid(int64_t k) const { return kind != VKind::kNull && (valid.empty() || valid[At(k)]); }
@@ -85,9 +92,156 @@ Vec ScalarOf(VKind kind, int64_t n) {
   return v;
 }
 
+// ---- SQL types (what DataFusion's type coercion gives) ----
+
+bool IsIntegerType(TypeId t) {
+  return t == TypeId::kInt8 || t == TypeId::kInt16 || t == TypeId::kInt32 || t == TypeId::kInt64 ||
+         t == TypeId::kUInt8 || t == TypeId::kUInt16 || t == TypeId::kUInt32 ||
+         t == TypeId::kUInt64;
+}
+bool IsUnsignedType(TypeId t) {
+  return t == TypeId::kUInt8 || t == TypeId::kUInt16 || t == TypeId::kUInt32 ||
+         t == TypeId::kUInt64;
+}
+bool IsFloatType(TypeId t) {
+  return t == TypeId::kFloat16 || t == TypeId::kFloat32 || t == TypeId::kFloat64;
+}
+
+// The type a kind stands for when nothing narrower is known.
+arrow::DataType WideType(VKind k) {
+  switch (k) {
+    case VKind::kBool:
+      return arrow::DataType::Bool();
+    case VKind::kInt:
+      return arrow::DataType::Int64();
+    case VKind::kUInt:
+      return arrow::DataType::UInt64();
+    case VKind::kFloat:
+      return arrow::DataType::Float64();
+    case VKind::kString:
+      return arrow::DataType::Utf8();
+    case VKind::kDate:
+      return arrow::DataType::Date32();
+    default:
+      return arrow::DataType::Null();
+  }
+}
+
+// `v`'s type: its own, or its kind's wide one.
+arrow::DataType TypeOf(const Vec& v) {
+  if (v.dt.id() != TypeId::kNull || v.kind == VKind::kNull) return v.dt;
+  if (v.kind == VKind::kTimestamp) return arrow::DataType::Timestamp(v.unit, v.tz);
+  return WideType(v.kind);
+}
+
+// DataFusion's numerical_coercion: the narrowest type that holds both (a float if either is
+// one; Float64 over Float32 over Float16). An unsigned 64-bit integer with a signed one needs
+// Decimal128(20, 0), which quiver does not evaluate: refused.
+Result<arrow::DataType> NumericCoercion(const arrow::DataType& a, const arrow::DataType& b,
+                                        const Expr& e);
+
+// Integers kept to their type's width (two's complement wrapping, as DataFusion's kernels do),
+// floats rounded to theirs.
+int64_t WrapInt(TypeId t, int64_t x) {
+  switch (t) {
+    case TypeId::kInt8:
+      return static_cast<int8_t>(x);
+    case TypeId::kInt16:
+      return static_cast<int16_t>(x);
+    case TypeId::kInt32:
+      return static_cast<int32_t>(x);
+    case TypeId::kUInt8:
+      return static_cast<uint8_t>(x);
+    case TypeId::kUInt16:
+      return static_cast<uint16_t>(x);
+    case TypeId::kUInt32:
+      return static_cast<uint32_t>(x);
+    default:
+      return x;
+  }
+}
+double RoundFloat(TypeId t, double x) {
+  if (t == TypeId::kFloat32) return static_cast<double>(static_cast<float>(x));
+  if (t == TypeId::kFloat16) return static_cast<double>(arrow::HalfToFloat(arrow::FloatToHalf(x)));
+  return x;
+}
+void KeepInType(Vec* v) {
+  const TypeId t = v->dt.id();
+  if (v->kind == VKind::kInt && t != TypeId::kInt64) {
+    for (int64_t& x : v->i) x = WrapInt(t, x);
+  } else if (v->kind == VKind::kFloat && t != TypeId::kFloat64) {
+    for (double& x : v->f) x = RoundFloat(t, x);
+  }
+}
+
+// `v` as values of the numeric type `dt` (integers to floats, signed to unsigned bits), kept
+// inside it. Other kinds only take the type.
+void Retype(Vec* v, const arrow::DataType& dt) {
+  const TypeId t = dt.id();
+  if (v->kind != VKind::kNull && (IsIntegerType(t) || IsFloatType(t)) && v->Numeric()) {
+    const size_t count = v->scalar ? 1 : static_cast<size_t>(v->n);
+    if (IsFloatType(t) && v->kind != VKind::kFloat) {
+      v->f.resize(count);
+      for (size_t a = 0; a < count; ++a) v->f[a] = v->AsFloat(static_cast<int64_t>(a));
+      v->kind = VKind::kFloat;
+    } else if (t == TypeId::kUInt64 && v->kind == VKind::kInt) {
+      v->u.resize(count);
+      for (size_t a = 0; a < count; ++a) v->u[a] = static_cast<uint64_t>(v->i[a]);
+      v->kind = VKind::kUInt;
+    } else if (IsIntegerType(t) && t != TypeId::kUInt64 && v->kind == VKind::kUInt) {
+      v->i.resize(count);
+      for (size_t a = 0; a < count; ++a) v->i[a] = static_cast<int64_t>(v->u[a]);
+      v->kind = VKind::kInt;
+    }
+  }
+  v->dt = dt;
+  KeepInType(v);
+}
+
 Status Bad(const Expr& e, std::string_view problem) {
   return Status::InvalidInput(
       fmt::format("{} at position {} (in {})", problem, e.pos + 1, e.ToString().substr(0, 200)));
+}
+
+Result<arrow::DataType> NumericCoercion(const arrow::DataType& a, const arrow::DataType& b,
+                                        const Expr& e) {
+  using arrow::DataType;
+  if (a.id() == TypeId::kDictionary || b.id() == TypeId::kDictionary) {
+    return NumericCoercion(a.id() == TypeId::kDictionary ? a.dictionary_value() : a,
+                           b.id() == TypeId::kDictionary ? b.dictionary_value() : b, e);
+  }
+  const TypeId x = a.id(), y = b.id();
+  if (x == TypeId::kNull && y == TypeId::kNull) return DataType::Int64();
+  if (x == TypeId::kNull) return b;
+  if (y == TypeId::kNull) return a;
+  if (x == y) return a;
+  auto either = [&](TypeId t) { return x == t || y == t; };
+  auto pair = [&](TypeId p, TypeId q) { return (x == p && y == q) || (x == q && y == p); };
+  if (either(TypeId::kFloat64)) return DataType::Float64();
+  if (either(TypeId::kFloat32)) return DataType::Float32();
+  if (either(TypeId::kFloat16)) return DataType::Float16();
+  if (either(TypeId::kUInt64)) {
+    if (!IsUnsignedType(x) || !IsUnsignedType(y)) {
+      return Bad(e, fmt::format("{} with {} needs decimal arithmetic (DataFusion: "
+                                "Decimal128(20, 0)), which quiver does not evaluate; CAST one "
+                                "side to BIGINT or DOUBLE",
+                                a.ToString(), b.ToString()));
+    }
+    return DataType::UInt64();
+  }
+  if (either(TypeId::kInt64) || pair(TypeId::kUInt32, TypeId::kInt8) ||
+      pair(TypeId::kUInt32, TypeId::kInt16) || pair(TypeId::kUInt32, TypeId::kInt32)) {
+    return DataType::Int64();
+  }
+  if (either(TypeId::kInt32) || pair(TypeId::kUInt16, TypeId::kInt16) ||
+      pair(TypeId::kUInt16, TypeId::kInt8)) {
+    return DataType::Int32();
+  }
+  if (either(TypeId::kUInt32)) return DataType::UInt32();
+  if (either(TypeId::kInt16) || pair(TypeId::kUInt8, TypeId::kInt8)) return DataType::Int16();
+  if (either(TypeId::kUInt16)) return DataType::UInt16();
+  if (either(TypeId::kInt8)) return DataType::Int8();
+  return DataType::UInt8();
 }
 
 // ---- columns in ----
@@ -273,6 +427,7 @@ Result<Vec> ColumnVec(const Expr& e, const arrow::RecordBatch& batch) {
   }
   QV_ASSIGN_OR_RETURN(Vec v, FromArray(*a, e));
   v.source = a->type.id() == TypeId::kDictionary ? a->type.dictionary_value() : a->type;
+  v.dt = a->type;
   for (const arrow::ArrayPtr& parent : parents) {
     if (parent->null_count == 0) continue;
     if (v.valid.empty()) v.valid.assign(static_cast<size_t>(v.n), 1);
@@ -374,26 +529,32 @@ Result<Vec> LiteralVec(const Expr& e, int64_t n) {
       return ScalarOf(VKind::kNull, n);
     case Literal::Type::kBool:
       v = ScalarOf(VKind::kBool, n);
+      v.dt = arrow::DataType::Bool();
       v.b = {static_cast<uint8_t>(l.b)};
       return v;
     case Literal::Type::kInt:
       v = ScalarOf(VKind::kInt, n);
+      v.dt = arrow::DataType::Int64();
       v.i = {l.i};
       return v;
     case Literal::Type::kUInt:
       v = ScalarOf(VKind::kUInt, n);
+      v.dt = arrow::DataType::UInt64();
       v.u = {l.u};
       return v;
     case Literal::Type::kFloat:
       v = ScalarOf(VKind::kFloat, n);
+      v.dt = arrow::DataType::Float64();
       v.f = {l.f};
       return v;
     case Literal::Type::kString:
       v = ScalarOf(VKind::kString, n);
+      v.dt = arrow::DataType::Utf8();
       v.s = {l.text};
       return v;
     case Literal::Type::kDate: {
       v = ScalarOf(VKind::kDate, n);
+      v.dt = arrow::DataType::Date32();
       int64_t days;
       size_t at = 0;
       if (!ParseDate(l.text, at, &days) || at != l.text.size()) {
@@ -659,6 +820,7 @@ struct CastTarget {
   int bits = 64;
   bool is_signed = true;
   bool f32 = false;
+  arrow::DataType type = arrow::DataType::Null();  // the Arrow type Lance casts to
 };
 
 // The types Lance's planner casts to (its list: int, tinyint, smallint, bigint, each
@@ -672,6 +834,11 @@ Result<CastTarget> ParseSqlType(const Expr& e) {
     t.kind = bits == 64 && !is_signed ? VKind::kUInt : VKind::kInt;
     t.bits = bits;
     t.is_signed = is_signed;
+    using arrow::DataType;
+    t.type = bits == 8    ? (is_signed ? DataType::Int8() : DataType::UInt8())
+             : bits == 16 ? (is_signed ? DataType::Int16() : DataType::UInt16())
+             : bits == 32 ? (is_signed ? DataType::Int32() : DataType::UInt32())
+                          : (is_signed ? DataType::Int64() : DataType::UInt64());
   };
   if (name == "TINYINT")
     integer(8, true);
@@ -690,18 +857,36 @@ Result<CastTarget> ParseSqlType(const Expr& e) {
   else if (name == "BIGINT UNSIGNED")
     integer(64, false);
   else if (name == "FLOAT")
-    t.kind = VKind::kFloat, t.f32 = true;
+    t.kind = VKind::kFloat, t.f32 = true, t.type = arrow::DataType::Float32();
   else if (name == "DOUBLE")
-    t.kind = VKind::kFloat;
+    t.kind = VKind::kFloat, t.type = arrow::DataType::Float64();
   else if (name == "STRING")
-    t.kind = VKind::kString;
+    t.kind = VKind::kString, t.type = arrow::DataType::Utf8();
   else if (name == "BOOLEAN")
-    t.kind = VKind::kBool;
+    t.kind = VKind::kBool, t.type = arrow::DataType::Bool();
   else if (name == "DATE")
-    t.kind = VKind::kDate;
-  else if (name == "TIMESTAMP" || name == "DATETIME")
+    t.kind = VKind::kDate, t.type = arrow::DataType::Date32();
+  else if (name == "TIMESTAMP" || name == "DATETIME") {
+    // timestamp(p): seconds, milliseconds, microseconds (the default) or nanoseconds.
     t.kind = VKind::kTimestamp;
-  else if (name == "BINARY" || name == "DECIMAL") {
+    arrow::TimeUnit unit = arrow::TimeUnit::kMicro;
+    if (const size_t paren = e.type_name.find('('); paren != std::string::npos) {
+      const std::string p = e.type_name.substr(paren + 1, e.type_name.size() - paren - 2);
+      if (p == "0") {
+        unit = arrow::TimeUnit::kSecond;
+      } else if (p == "3") {
+        unit = arrow::TimeUnit::kMilli;
+      } else if (p == "6") {
+        unit = arrow::TimeUnit::kMicro;
+      } else if (p == "9") {
+        unit = arrow::TimeUnit::kNano;
+      } else {
+        return Bad(
+            e, fmt::format("{}: the precision must be 0, 3, 6 or 9 (as in Lance)", e.type_name));
+      }
+    }
+    t.type = arrow::DataType::Timestamp(unit);
+  } else if (name == "BINARY" || name == "DECIMAL") {
     return Bad(e, fmt::format("CAST to {} is not evaluated yet", e.type_name));
   } else {
     return Bad(e, fmt::format("CAST to {}: Lance casts only to int, tinyint, smallint, bigint "
@@ -796,7 +981,9 @@ Status CheckLiteralForColumn(const Expr& column, const Vec& col, const Expr& lit
   const Literal* l = AsLiteral(literal, &negated);
   if (l == nullptr) return Status::OK();
   const TypeId t = col.source.id();
-  const bool is_float = t == TypeId::kFloat16 || t == TypeId::kFloat32 || t == TypeId::kFloat64;
+  // Float16 takes no literal at all (Lance: "Received literal Int64(1) and could not convert to
+  // literal of type 'Float16'").
+  const bool is_float = t == TypeId::kFloat32 || t == TypeId::kFloat64;
   bool ok = true;
   switch (l->type) {
     case Literal::Type::kInt:
@@ -900,8 +1087,15 @@ class Evaluator {
       }
       case Expr::Kind::kNegate: {
         QV_ASSIGN_OR_RETURN(Vec v, Eval(*e.args[0]));
+        if (IsUnsignedType(TypeOf(v).id()) || v.kind == VKind::kUInt) {
+          // DataFusion: "Negation only supports numeric, interval and timestamp types".
+          return Bad(e, fmt::format("cannot negate an unsigned {} (DataFusion does not either); "
+                                    "CAST it to a signed type first",
+                                    TypeOf(v).ToString()));
+        }
         if (v.kind == VKind::kInt) {
           for (int64_t& x : v.i) x = static_cast<int64_t>(0ull - static_cast<uint64_t>(x));
+          KeepInType(&v);
         } else if (v.kind == VKind::kFloat) {
           for (double& x : v.f) x = -x;
         } else if (v.kind != VKind::kNull) {
@@ -960,16 +1154,20 @@ class Evaluator {
   // CAST / TRY_CAST: a value that does not convert (out of range, not a number, not a date) is
   // an error for CAST and NULL for TRY_CAST, as in DataFusion.
   Result<Vec> Cast(Vec v, const CastTarget& to, const Expr& e) {
-    if (v.kind == VKind::kNull) return v;
+    if (v.kind == VKind::kNull) {
+      v.dt = to.type;  // NULLs of the target type
+      return v;
+    }
     if (v.kind == VKind::kOpaque) {
       return Bad(e, fmt::format("cannot cast values of type {}", v.source.ToString()));
     }
     Vec out;
     out.kind = to.kind;
+    out.dt = to.type;
     out.n = v.n;
     out.scalar = v.scalar;
     out.valid = v.valid;
-    out.unit = to.kind == VKind::kTimestamp ? arrow::TimeUnit::kNano : v.unit;
+    out.unit = to.kind == VKind::kTimestamp ? to.type.unit() : v.unit;
     const size_t count = v.scalar ? 1 : static_cast<size_t>(v.n);
     if (out.valid.empty()) out.valid.assign(count, 1);
     out.i.resize(count);
@@ -999,6 +1197,9 @@ class Evaluator {
       }
       return Status::OK();
     };
+    const Vec rescaled = v.kind == VKind::kTimestamp && to.kind == VKind::kTimestamp
+                             ? RescaleTimestamp(v, out.unit)
+                             : Vec{};
     for (size_t a = 0; a < count; ++a) {
       if (!v.valid.empty() && !v.valid[a]) continue;
       switch (to.kind) {
@@ -1130,10 +1331,11 @@ class Evaluator {
           }
           break;
         case VKind::kTimestamp:
+          // An integer counts the target's units; a date is its midnight.
           if (v.kind == VKind::kTimestamp) {
-            out.i[a] = RescaleTimestamp(v, arrow::TimeUnit::kNano).i[a];
+            out.i[a] = rescaled.i[a];
           } else if (v.kind == VKind::kDate) {
-            out.i[a] = v.i[a] * 86400 * int64_t{1000000000};
+            out.i[a] = v.i[a] * 86400 * arrow::TimeUnitsPerSecond(out.unit);
           } else if (v.kind == VKind::kInt) {
             out.i[a] = v.i[a];
           } else if (v.kind == VKind::kString) {
@@ -1141,7 +1343,8 @@ class Evaluator {
             if (!ParseTimestampNanos(v.s[a], &nanos)) {
               QV_RETURN_IF_ERROR(fail(a, fmt::format("'{}'", v.s[a])));
             } else {
-              out.i[a] = nanos;
+              const int64_t per = 1000000000 / arrow::TimeUnitsPerSecond(out.unit);
+              out.i[a] = nanos >= 0 ? nanos / per : -((-nanos + per - 1) / per);
             }
           } else {
             return Bad(e, fmt::format("cannot cast a {} to {}", KindName(v.kind), e.type_name));
@@ -1182,6 +1385,14 @@ class Evaluator {
       case BinaryOp::kMultiply:
       case BinaryOp::kDivide:
       case BinaryOp::kModulo:
+        if (resolve) {
+          // Lance converts the literal of `column op literal` at the top to the column's type
+          // (`i + 2` is Int32, `5 - u` wraps as UInt16, `id + 0.5` is refused).
+          QV_RETURN_IF_ERROR(CheckLiteralForColumn(*e.args[0], l, *e.args[1]));
+          QV_RETURN_IF_ERROR(CheckLiteralForColumn(*e.args[1], r, *e.args[0]));
+          ResolveLiteral(*e.args[0], l, *e.args[1], &r);
+          ResolveLiteral(*e.args[1], r, *e.args[0], &l);
+        }
         return Arithmetic(e.op, std::move(l), std::move(r), e);
       default:
         return Bad(
@@ -1249,18 +1460,42 @@ class Evaluator {
     return out;
   }
 
+  // `literal`'s Vec takes the type of the column it meets (Lance's planner), when the literal
+  // rule applies (checked before).
+  static void ResolveLiteral(const Expr& column, const Vec& col, const Expr& literal, Vec* lit) {
+    bool negated = false;
+    if (column.kind != Expr::Kind::kColumn || col.source.id() == TypeId::kNull ||
+        AsLiteral(literal, &negated) == nullptr) {
+      return;
+    }
+    const TypeId t = col.source.id();
+    if (lit->kind == VKind::kNull || IsIntegerType(t) || IsFloatType(t)) Retype(lit, col.source);
+  }
+
   Result<Vec> Arithmetic(BinaryOp op, Vec l, Vec r, const Expr& e) {
-    if (l.kind == VKind::kNull || r.kind == VKind::kNull) return ScalarOf(VKind::kNull, n_);
-    if (!l.Numeric() || !r.Numeric()) {
-      return Bad(e, fmt::format("cannot apply {} to {} and {}", BinaryOpName(op), KindName(l.kind),
-                                KindName(r.kind)));
+    for (const Vec* v : {&l, &r}) {
+      if (v->kind != VKind::kNull && !v->Numeric()) {
+        return Bad(e, fmt::format("cannot apply {} to {} and {}", BinaryOpName(op),
+                                  KindName(l.kind), KindName(r.kind)));
+      }
+    }
+    QV_ASSIGN_OR_RETURN(const arrow::DataType type, NumericCoercion(TypeOf(l), TypeOf(r), e));
+    if (l.kind == VKind::kNull || r.kind == VKind::kNull) {
+      Vec null = ScalarOf(VKind::kNull, n_);
+      null.dt = type;
+      return null;
     }
     QV_RETURN_IF_ERROR(Unify(&l, &r, e));
     Vec out;
     out.n = n_;
-    out.kind = l.kind == VKind::kFloat                              ? VKind::kFloat
-               : (l.kind == VKind::kUInt && r.kind == VKind::kUInt) ? VKind::kUInt
-                                                                    : VKind::kInt;
+    out.dt = type;
+    out.kind = IsFloatType(type.id())         ? VKind::kFloat
+               : type.id() == TypeId::kUInt64 ? VKind::kUInt
+                                              : VKind::kInt;
+    if (out.kind == VKind::kFloat && l.kind != VKind::kFloat) {
+      Retype(&l, arrow::DataType::Float64());
+      Retype(&r, arrow::DataType::Float64());
+    }
     out.valid.assign(static_cast<size_t>(n_), 1);
     bool any_null = false;
     if (out.kind == VKind::kFloat) out.f.resize(static_cast<size_t>(n_));
@@ -1315,6 +1550,7 @@ class Evaluator {
       }
     }
     if (!any_null) out.valid.clear();
+    KeepInType(&out);
     return out;
   }
 
@@ -1427,16 +1663,14 @@ class Evaluator {
         return Bad(e, fmt::format("{}() needs a string, got {}", e.name, KindName(v.kind)));
       if (e.name == "lower" || e.name == "upper") {
         const bool up = e.name == "upper";
-        for (std::string& x : v.s) {
-          for (char& c : x) {
-            c = static_cast<char>(up ? std::toupper(static_cast<unsigned char>(c))
-                                     : std::tolower(static_cast<unsigned char>(c)));
-          }
-        }
+        for (std::string& x : v.s) x = internal::MapCase(x, up);
+        v.dt = arrow::DataType::Utf8();
+        v.source = arrow::DataType::Null();
         return v;
       }
       Vec out;
       out.kind = VKind::kInt;
+      out.dt = arrow::DataType::Int32();
       out.n = v.n;
       out.scalar = v.scalar;
       out.valid = v.valid;
@@ -1450,9 +1684,12 @@ class Evaluator {
     if (e.name == "abs") {
       QV_RETURN_IF_ERROR(arity(1));
       QV_ASSIGN_OR_RETURN(Vec v, Eval(*e.args[0]));
+      v.source = arrow::DataType::Null();
+      if (v.dt.id() == TypeId::kDictionary) v.dt = v.dt.dictionary_value();
       if (v.kind == VKind::kInt) {
         for (int64_t& x : v.i)
           x = x < 0 ? static_cast<int64_t>(0ull - static_cast<uint64_t>(x)) : x;
+        KeepInType(&v);
       } else if (v.kind == VKind::kFloat) {
         for (double& x : v.f) x = std::fabs(x);
       } else if (v.kind != VKind::kUInt && v.kind != VKind::kNull) {
@@ -1497,8 +1734,19 @@ class Evaluator {
           QV_RETURN_IF_ERROR(Unify(&vs[lead], &vs[k], e));
         }
       }
+      // The result's type: DataFusion's coercion of all the arguments' (numbers to the
+      // narrowest that holds them all; a dictionary lead keeps its dictionary).
+      arrow::DataType type = TypeOf(vs[lead]);
+      if (vs[lead].Numeric()) {
+        for (const Vec& v : vs) {
+          if (v.kind != VKind::kNull) {
+            QV_ASSIGN_OR_RETURN(type, NumericCoercion(type, TypeOf(v), e));
+          }
+        }
+      }
       Vec out;
       out.kind = vs[lead].kind;
+      out.dt = type;
       out.n = n_;
       out.unit = vs[lead].unit;
       out.valid.assign(static_cast<size_t>(n_), 0);
@@ -1521,6 +1769,7 @@ class Evaluator {
           break;
         }
       }
+      Retype(&out, type);
       return out;
     }
     if (const internal::ScalarFunction* fn = internal::FindScalarFunction(e.name)) {
@@ -1604,13 +1853,26 @@ class Evaluator {
         break;
       case internal::ResultKind::kInt:
         out.kind = VKind::kInt;
+        out.dt = arrow::DataType::Int32();  // strpos, octet_length: Int32 in DataFusion
         break;
-      case internal::ResultKind::kFloat:
+      case internal::ResultKind::kFloat: {
+        // DataFusion's math functions have a Float32 form (a Float32 argument and no Float64
+        // one gives Float32: sqrt(y), log(2, y), round(y, 1)); power is Float64 only.
         out.kind = VKind::kFloat;
+        bool f32 = false, f64 = false;
+        for (const Vec& a : args) {
+          const TypeId t = TypeOf(a).id();
+          f32 = f32 || t == TypeId::kFloat32;
+          f64 = f64 || t == TypeId::kFloat64 || t == TypeId::kFloat16;
+        }
+        out.dt = f32 && !f64 && fn.name != "power" && fn.name != "pow" ? arrow::DataType::Float32()
+                                                                       : arrow::DataType::Float64();
         break;
+      }
       case internal::ResultKind::kSameAsFirst:
         out.kind = args[0].kind;
         if (out.kind == VKind::kNull) return ScalarOf(VKind::kNull, n_);
+        out.dt = TypeOf(args[0]);
         break;
     }
     out.n = n_;
@@ -1678,6 +1940,18 @@ class Evaluator {
         out.f[o] = *d;
       }
     }
+    if (fn.result == internal::ResultKind::kSameAsFirst && args[0].Numeric()) {
+      // nullif(a, b): a's value in the type both coerce to (nullif(i, 3) is Int64).
+      arrow::DataType type = out.dt;
+      for (const Vec& a : args) {
+        if (a.kind != VKind::kNull && a.Numeric()) {
+          QV_ASSIGN_OR_RETURN(type, NumericCoercion(type, TypeOf(a), e));
+        }
+      }
+      Retype(&out, type);
+    } else {
+      KeepInType(&out);
+    }
     return out;
   }
 
@@ -1688,6 +1962,50 @@ class Evaluator {
 };
 
 // ---- values out ----
+
+// A string Vec as a dictionary array of `type` (each distinct value once, in first-seen order).
+Result<arrow::ArrayPtr> DictionaryOf(const Vec& v, int64_t n, const arrow::DataType& type,
+                                     const std::vector<bool>& valid) {
+  std::unordered_map<std::string_view, int64_t> seen;
+  std::vector<std::string> values;
+  std::vector<int64_t> index(static_cast<size_t>(n), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    if (!v.Valid(k)) continue;
+    const std::string& s = v.s[v.At(k)];
+    auto [it, fresh] = seen.emplace(s, static_cast<int64_t>(values.size()));
+    if (fresh) values.push_back(s);
+    index[static_cast<size_t>(k)] = it->second;
+  }
+  auto make = [&]<typename T>(const arrow::DataType& index_type) {
+    return arrow::MakeFixedArray(index_type, std::vector<T>(index.begin(), index.end()), valid);
+  };
+  Result<arrow::ArrayPtr> indices = Status::InvalidInput("dictionary index type");
+  switch (type.index_type()) {
+    case TypeId::kInt8:
+      indices = make.operator()<int8_t>(arrow::DataType::Int8());
+      break;
+    case TypeId::kInt16:
+      indices = make.operator()<int16_t>(arrow::DataType::Int16());
+      break;
+    case TypeId::kInt32:
+      indices = make.operator()<int32_t>(arrow::DataType::Int32());
+      break;
+    case TypeId::kInt64:
+      indices = make.operator()<int64_t>(arrow::DataType::Int64());
+      break;
+    default: {  // unsigned indices: plain strings
+      std::vector<std::string> out(static_cast<size_t>(n));
+      for (int64_t k = 0; k < n; ++k) {
+        if (v.Valid(k)) out[static_cast<size_t>(k)] = v.s[v.At(k)];
+      }
+      return arrow::MakeBinaryArray(arrow::DataType::Utf8(), out, valid);
+    }
+  }
+  QV_RETURN_IF_ERROR(indices.status());
+  QV_ASSIGN_OR_RETURN(arrow::ArrayPtr dictionary,
+                      arrow::MakeBinaryArray(type.dictionary_value(), values));
+  return arrow::MakeDictionaryArray(type, *std::move(indices), std::move(dictionary));
+}
 
 Result<arrow::ArrayPtr> ToArray(const Vec& v, int64_t n) {
   std::vector<bool> valid;
@@ -1702,22 +2020,55 @@ Result<arrow::ArrayPtr> ToArray(const Vec& v, int64_t n) {
     }
     return out;
   };
+  // Values narrowed to the type's own width.
+  auto narrow = [&]<typename T>(const auto& src, const arrow::DataType& type) {
+    std::vector<T> out(static_cast<size_t>(n));
+    if (!src.empty()) {
+      for (int64_t k = 0; k < n; ++k) out[static_cast<size_t>(k)] = static_cast<T>(src[v.At(k)]);
+    }
+    return arrow::MakeFixedArray(type, out, valid);
+  };
+  const arrow::DataType type = TypeOf(v);
   switch (v.kind) {
     case VKind::kNull:
-      return arrow::MakeNullArray(arrow::DataType::Null(), n);
+      return arrow::MakeNullArray(type, n);
     case VKind::kBool: {
       std::vector<bool> b(static_cast<size_t>(n));
       for (int64_t k = 0; k < n; ++k) b[static_cast<size_t>(k)] = v.b[v.At(k)] != 0;
       return arrow::MakeBoolArray(b, valid);
     }
     case VKind::kInt:
-      return arrow::MakeFixedArray(arrow::DataType::Int64(), expand(v.i), valid);
+      switch (type.id()) {
+        case TypeId::kInt8:
+          return narrow.operator()<int8_t>(v.i, type);
+        case TypeId::kInt16:
+          return narrow.operator()<int16_t>(v.i, type);
+        case TypeId::kInt32:
+          return narrow.operator()<int32_t>(v.i, type);
+        case TypeId::kUInt8:
+          return narrow.operator()<uint8_t>(v.i, type);
+        case TypeId::kUInt16:
+          return narrow.operator()<uint16_t>(v.i, type);
+        case TypeId::kUInt32:
+          return narrow.operator()<uint32_t>(v.i, type);
+        default:
+          return arrow::MakeFixedArray(arrow::DataType::Int64(), expand(v.i), valid);
+      }
     case VKind::kUInt:
       return arrow::MakeFixedArray(arrow::DataType::UInt64(), expand(v.u), valid);
     case VKind::kFloat:
+      if (type.id() == TypeId::kFloat32) return narrow.operator()<float>(v.f, type);
+      if (type.id() == TypeId::kFloat16) {
+        std::vector<uint16_t> h(static_cast<size_t>(n));
+        for (int64_t k = 0; k < n; ++k)
+          h[static_cast<size_t>(k)] = arrow::FloatToHalf(v.f[v.At(k)]);
+        return arrow::MakeFixedArray(type, h, valid);
+      }
       return arrow::MakeFixedArray(arrow::DataType::Float64(), expand(v.f), valid);
     case VKind::kString:
-      return arrow::MakeBinaryArray(arrow::DataType::Utf8(), expand(v.s), valid);
+      if (type.id() == TypeId::kDictionary) return DictionaryOf(v, n, type, valid);
+      return arrow::MakeBinaryArray(
+          type.id() == TypeId::kLargeUtf8 ? type : arrow::DataType::Utf8(), expand(v.s), valid);
     case VKind::kDate: {
       std::vector<int32_t> d(static_cast<size_t>(n));
       for (int64_t k = 0; k < n; ++k)

@@ -321,7 +321,7 @@ async function batchCases(tbl, rnd) {
       const problem = compareAnswers(lanceErr, r.status, Buffer.from(await r.arrayBuffer()), want, "e");
       if (problem) {
         failed++;
-        if (failed <= 30) console.log(`FAIL  SELECT ${e}\n        ${problem}`);
+        if (failed <= (process.env.QV_SHOW_ALL ? 1e9 : 30)) console.log(`FAIL  SELECT ${e}\n        ${problem}`);
       } else {
         passed++;
       }

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <clocale>
 #include <cmath>
+#include <cwctype>
 #include <limits>
 #include <map>
 #include <memory>
@@ -139,6 +141,45 @@ Result<Scalar> Pad(const std::vector<Scalar>& a, bool left) {
   }
   std::string s = Join(chars, 0, chars.size());
   return Scalar(left ? pad + s : s + pad);
+}
+
+// One UTF-8 character at `at` (advanced past it), or -1 for a byte that does not start one.
+int32_t DecodeUtf8(std::string_view s, size_t* at) {
+  const auto c = static_cast<unsigned char>(s[*at]);
+  const size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+  if (len == 0 || *at + len > s.size()) {
+    ++*at;
+    return -1;
+  }
+  int32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+  for (size_t k = 1; k < len; ++k) {
+    const auto d = static_cast<unsigned char>(s[*at + k]);
+    if ((d & 0xC0) != 0x80) {
+      ++*at;
+      return -1;
+    }
+    cp = (cp << 6) | (d & 0x3F);
+  }
+  *at += len;
+  return cp;
+}
+
+void EncodeUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
 }
 
 Result<Scalar> Initcap(const std::vector<Scalar>& a) {
@@ -540,6 +581,34 @@ const ScalarFunction* FindScalarFunction(std::string_view name) {
     if (f.name == name) return &f;
   }
   return nullptr;
+}
+
+std::string MapCase(std::string_view s, bool upper) {
+  // C.UTF-8 is built into glibc (2.35 and later): no locale files needed.
+  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0));
+  std::string out;
+  out.reserve(s.size());
+  size_t at = 0;
+  while (at < s.size()) {
+    const size_t start = at;
+    const int32_t cp = DecodeUtf8(s, &at);
+    if (cp < 0) {
+      out.push_back(s[start]);
+      continue;
+    }
+    if (cp < 0x80) {
+      out.push_back(static_cast<char>(upper ? std::toupper(cp) : std::tolower(cp)));
+    } else if (upper && cp == 0xDF) {
+      out += "SS";
+    } else if (utf8 == static_cast<locale_t>(0)) {
+      out.append(s.substr(start, at - start));
+    } else {
+      const wint_t m = upper ? towupper_l(static_cast<wint_t>(cp), utf8)
+                             : towlower_l(static_cast<wint_t>(cp), utf8);
+      EncodeUtf8(static_cast<uint32_t>(m), &out);
+    }
+  }
+  return out;
 }
 
 }  // namespace quiver::expr::internal

@@ -54,4 +54,9 @@ struct ScalarFunction {
 // The function of that (lower-case) name, or null.
 const ScalarFunction* FindScalarFunction(std::string_view name);
 
+// `s` (UTF-8) in upper or lower case, character by character as Unicode's simple case mapping
+// gives it (glibc's C.UTF-8 tables), plus 'ß' to "SS" as Rust's to_uppercase (what DataFusion's
+// upper/lower run) does; invalid UTF-8 bytes are kept.
+std::string MapCase(std::string_view s, bool upper);
+
 }  // namespace quiver::expr::internal

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace quiver::query::internal {
@@ -158,10 +159,52 @@ Result<arrow::ArrayPtr> TimestampsAs(const ArrayData& v, const DataType& target,
   return arrow::MakeFixedArray(target, out, valid);
 }
 
+// A narrow integer or float value (an expression typed as DataFusion types it: Int32, Float32)
+// widened to Int64 / UInt64 / Float64, the forms the conversions below take.
+template <typename From, typename To>
+Result<arrow::ArrayPtr> Widened(const ArrayData& v, const DataType& type) {
+  std::vector<To> out(static_cast<size_t>(v.length));
+  for (int64_t i = 0; i < v.length; ++i) {
+    if constexpr (std::is_same_v<From, uint16_t> && std::is_same_v<To, double>) {
+      out[static_cast<size_t>(i)] =
+          static_cast<double>(arrow::HalfToFloat(arrow::Values<From>(v)[i]));
+    } else {
+      out[static_cast<size_t>(i)] = static_cast<To>(arrow::Values<From>(v)[i]);
+    }
+  }
+  return arrow::MakeFixedArray(type, out, v.null_count ? Validity(v) : std::vector<bool>{});
+}
+
+Result<arrow::ArrayPtr> Widen(const arrow::ArrayPtr& value) {
+  const ArrayData& v = *value;
+  switch (v.type.id()) {
+    case TypeId::kInt8:
+      return Widened<int8_t, int64_t>(v, DataType::Int64());
+    case TypeId::kInt16:
+      return Widened<int16_t, int64_t>(v, DataType::Int64());
+    case TypeId::kInt32:
+      return Widened<int32_t, int64_t>(v, DataType::Int64());
+    case TypeId::kUInt8:
+      return Widened<uint8_t, int64_t>(v, DataType::Int64());
+    case TypeId::kUInt16:
+      return Widened<uint16_t, int64_t>(v, DataType::Int64());
+    case TypeId::kUInt32:
+      return Widened<uint32_t, int64_t>(v, DataType::Int64());
+    case TypeId::kFloat16:
+      return Widened<uint16_t, double>(v, DataType::Float64());
+    case TypeId::kFloat32:
+      return Widened<float, double>(v, DataType::Float64());
+    default:
+      return value;
+  }
+}
+
 }  // namespace
 
-Result<arrow::ArrayPtr> ToColumnType(const arrow::ArrayPtr& value, const DataType& target,
+Result<arrow::ArrayPtr> ToColumnType(const arrow::ArrayPtr& original, const DataType& target,
                                      std::string_view column) {
+  if (original->type == target) return original;
+  QV_ASSIGN_OR_RETURN(const arrow::ArrayPtr value, Widen(original));
   const ArrayData& v = *value;
   if (v.type == target) return value;
   if (v.type.id() == TypeId::kNull) return arrow::MakeNullArray(target, v.length);
