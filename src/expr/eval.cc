@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <unordered_map>
 #include <variant>
 
 #include <fmt/format.h>
 
+#include "arrow/concatenate.h"
 #include "expr/internal/scalar_functions.h"
 
 namespace quiver::expr {
@@ -94,18 +94,10 @@ Vec ScalarOf(VKind kind, int64_t n) {
 
 // ---- SQL types (what DataFusion's type coercion gives) ----
 
-bool IsIntegerType(TypeId t) {
-  return t == TypeId::kInt8 || t == TypeId::kInt16 || t == TypeId::kInt32 || t == TypeId::kInt64 ||
-         t == TypeId::kUInt8 || t == TypeId::kUInt16 || t == TypeId::kUInt32 ||
-         t == TypeId::kUInt64;
-}
-bool IsUnsignedType(TypeId t) {
-  return t == TypeId::kUInt8 || t == TypeId::kUInt16 || t == TypeId::kUInt32 ||
-         t == TypeId::kUInt64;
-}
-bool IsFloatType(TypeId t) {
-  return t == TypeId::kFloat16 || t == TypeId::kFloat32 || t == TypeId::kFloat64;
-}
+// Arrow's own type predicates, under the names this file reads best with.
+bool IsIntegerType(TypeId t) { return arrow::IsInteger(t); }
+bool IsUnsignedType(TypeId t) { return arrow::IsInteger(t) && !arrow::IsSignedInteger(t); }
+bool IsFloatType(TypeId t) { return arrow::IsFloating(t); }
 
 // The type a kind stands for when nothing narrower is known.
 arrow::DataType WideType(VKind k) {
@@ -133,12 +125,6 @@ arrow::DataType TypeOf(const Vec& v) {
   if (v.kind == VKind::kTimestamp) return arrow::DataType::Timestamp(v.unit, v.tz);
   return WideType(v.kind);
 }
-
-// DataFusion's numerical_coercion: the narrowest type that holds both (a float if either is
-// one; Float64 over Float32 over Float16). An unsigned 64-bit integer with a signed one needs
-// Decimal128(20, 0), which quiver does not evaluate: refused.
-Result<arrow::DataType> NumericCoercion(const arrow::DataType& a, const arrow::DataType& b,
-                                        const Expr& e);
 
 // Integers kept to their type's width (two's complement wrapping, as DataFusion's kernels do),
 // floats rounded to theirs.
@@ -203,6 +189,9 @@ Status Bad(const Expr& e, std::string_view problem) {
       fmt::format("{} at position {} (in {})", problem, e.pos + 1, e.ToString().substr(0, 200)));
 }
 
+// DataFusion's numerical_coercion: the narrowest type that holds both (a float if either is
+// one; Float64 over Float32 over Float16). An unsigned 64-bit integer with a signed one needs
+// Decimal128(20, 0), which quiver does not evaluate: refused.
 Result<arrow::DataType> NumericCoercion(const arrow::DataType& a, const arrow::DataType& b,
                                         const Expr& e) {
   using arrow::DataType;
@@ -1492,10 +1481,6 @@ class Evaluator {
     out.kind = IsFloatType(type.id())         ? VKind::kFloat
                : type.id() == TypeId::kUInt64 ? VKind::kUInt
                                               : VKind::kInt;
-    if (out.kind == VKind::kFloat && l.kind != VKind::kFloat) {
-      Retype(&l, arrow::DataType::Float64());
-      Retype(&r, arrow::DataType::Float64());
-    }
     out.valid.assign(static_cast<size_t>(n_), 1);
     bool any_null = false;
     if (out.kind == VKind::kFloat) out.f.resize(static_cast<size_t>(n_));
@@ -1963,50 +1948,6 @@ class Evaluator {
 
 // ---- values out ----
 
-// A string Vec as a dictionary array of `type` (each distinct value once, in first-seen order).
-Result<arrow::ArrayPtr> DictionaryOf(const Vec& v, int64_t n, const arrow::DataType& type,
-                                     const std::vector<bool>& valid) {
-  std::unordered_map<std::string_view, int64_t> seen;
-  std::vector<std::string> values;
-  std::vector<int64_t> index(static_cast<size_t>(n), 0);
-  for (int64_t k = 0; k < n; ++k) {
-    if (!v.Valid(k)) continue;
-    const std::string& s = v.s[v.At(k)];
-    auto [it, fresh] = seen.emplace(s, static_cast<int64_t>(values.size()));
-    if (fresh) values.push_back(s);
-    index[static_cast<size_t>(k)] = it->second;
-  }
-  auto make = [&]<typename T>(const arrow::DataType& index_type) {
-    return arrow::MakeFixedArray(index_type, std::vector<T>(index.begin(), index.end()), valid);
-  };
-  Result<arrow::ArrayPtr> indices = Status::InvalidInput("dictionary index type");
-  switch (type.index_type()) {
-    case TypeId::kInt8:
-      indices = make.operator()<int8_t>(arrow::DataType::Int8());
-      break;
-    case TypeId::kInt16:
-      indices = make.operator()<int16_t>(arrow::DataType::Int16());
-      break;
-    case TypeId::kInt32:
-      indices = make.operator()<int32_t>(arrow::DataType::Int32());
-      break;
-    case TypeId::kInt64:
-      indices = make.operator()<int64_t>(arrow::DataType::Int64());
-      break;
-    default: {  // unsigned indices: plain strings
-      std::vector<std::string> out(static_cast<size_t>(n));
-      for (int64_t k = 0; k < n; ++k) {
-        if (v.Valid(k)) out[static_cast<size_t>(k)] = v.s[v.At(k)];
-      }
-      return arrow::MakeBinaryArray(arrow::DataType::Utf8(), out, valid);
-    }
-  }
-  QV_RETURN_IF_ERROR(indices.status());
-  QV_ASSIGN_OR_RETURN(arrow::ArrayPtr dictionary,
-                      arrow::MakeBinaryArray(type.dictionary_value(), values));
-  return arrow::MakeDictionaryArray(type, *std::move(indices), std::move(dictionary));
-}
-
 Result<arrow::ArrayPtr> ToArray(const Vec& v, int64_t n) {
   std::vector<bool> valid;
   if (!v.valid.empty() || v.kind == VKind::kNull) {
@@ -2066,7 +2007,11 @@ Result<arrow::ArrayPtr> ToArray(const Vec& v, int64_t n) {
       }
       return arrow::MakeFixedArray(arrow::DataType::Float64(), expand(v.f), valid);
     case VKind::kString:
-      if (type.id() == TypeId::kDictionary) return DictionaryOf(v, n, type, valid);
+      if (type.id() == TypeId::kDictionary) {  // a dictionary column's type, kept
+        QV_ASSIGN_OR_RETURN(arrow::ArrayPtr values,
+                            arrow::MakeBinaryArray(type.dictionary_value(), expand(v.s), valid));
+        return arrow::DictionaryEncode(values, type);
+      }
       return arrow::MakeBinaryArray(
           type.id() == TypeId::kLargeUtf8 ? type : arrow::DataType::Utf8(), expand(v.s), valid);
     case VKind::kDate: {
